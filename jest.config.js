@@ -1,0 +1,9 @@
+/** Jest: TypeScript through ts-jest; integration tests use real HTTP, PostgreSQL and Redis. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/__tests__'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,51 @@
+/** Retries store writes (settle, log) with backoff so a brief store outage loses nothing while the process lives. */
+
+/** Options of a DurableWriter. */
+export interface DurableWriterOptions {
+  /** Delay before the first retry, in ms; doubles up to `maxDelayMs`. Default: 50. */
+  baseDelayMs?: number;
+  /** Longest delay between retries, in ms. Default: 5000. */
+  maxDelayMs?: number;
+  /** Called on every failed attempt (for the host's own alerting). Default: none. */
+  onError?: (err: unknown, attempt: number) => void;
+}
+
+/** Runs writes until they succeed; `flush()` waits for every pending write. */
+export class DurableWriter {
+  private readonly pending = new Set<Promise<void>>();
+  private readonly base: number;
+  private readonly max: number;
+
+  constructor(private readonly options: DurableWriterOptions = {}) {
+    this.base = options.baseDelayMs ?? 50;
+    this.max = options.maxDelayMs ?? 5000;
+  }
+
+  /** Number of writes not yet done. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Runs `write` now and again after each failure, until it succeeds. */
+  run(write: () => unknown): Promise<void> {
+    const attempt = async (): Promise<void> => {
+      for (let n = 1; ; n++) {
+        try {
+          await write();
+          return;
+        } catch (err) {
+          this.options.onError?.(err, n);
+          await new Promise((r) => setTimeout(r, Math.min(this.max, this.base * 2 ** (n - 1))));
+        }
+      }
+    };
+    const promise = attempt().finally(() => this.pending.delete(promise));
+    this.pending.add(promise);
+    return promise;
+  }
+
+  /** Resolves when every write started so far has succeeded. */
+  async flush(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+}

@@ -1,0 +1,68 @@
+/** The billing rule: what a finished request is charged, decided only from confirmed usage. */
+import type { GatewayContext } from '../context';
+import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types';
+import type { Usage } from '../types';
+import { chargeFor } from './pricing';
+
+/** The outcome of a request for billing. */
+export interface BillingDecision {
+  charge: number;
+  billingStatus: BillingStatus;
+  usage: Usage;
+}
+
+/**
+ * - `confirmed` usage: billed at the model's price (0 for a free model);
+ * - `partial` (a stream ended before its final usage): only the confirmed figures are
+ *   charged, and the request is marked needs_review;
+ * - `units_only` (search units) or no usage on a successful answer: charged 0, needs_review;
+ * - no usage on a failed request: not billed.
+ * The admission estimate never enters this function.
+ */
+export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
+  const usage = ctx.usage.snapshot();
+  const price = ctx.model?.pricing;
+  switch (usage.provenance) {
+    case 'confirmed':
+      return { usage, charge: chargeFor(usage, price), billingStatus: 'billed' };
+    case 'partial':
+      return { usage, charge: chargeFor(usage, price), billingStatus: 'needs_review' };
+    case 'units_only':
+      return { usage, charge: 0, billingStatus: 'needs_review' };
+    default:
+      return { usage, charge: 0, billingStatus: succeeded ? 'needs_review' : 'not_billed' };
+  }
+}
+
+/** The settlement record for a decided request. */
+export function settlementOf(ctx: GatewayContext, decision: BillingDecision): Settlement {
+  return {
+    requestId: ctx.requestId,
+    callerId: ctx.caller?.id ?? '',
+    model: ctx.model?.id ?? '',
+    endpoint: ctx.endpoint,
+    ...decision,
+  };
+}
+
+/** The request-log entry of a finished request. */
+export function logEntryOf(ctx: GatewayContext, status: number, decision: BillingDecision | undefined): RequestLogEntry {
+  return {
+    requestId: ctx.requestId,
+    callerId: ctx.caller?.id ?? null,
+    endpoint: ctx.endpoint,
+    model: ctx.model?.id ?? null,
+    stream: ctx.stream,
+    status,
+    errorCode: ctx.errorCode ?? null,
+    usage: decision ? decision.usage : null,
+    charge: decision?.charge ?? 0,
+    billingStatus: decision?.billingStatus ?? 'not_billed',
+    startedAt: ctx.startedAt,
+    durationMs: Math.round((performance.now() - ctx.startedHr) * 1000) / 1000,
+    ttfbMs: ctx.ttfbMs === undefined ? null : Math.round(ctx.ttfbMs * 1000) / 1000,
+    upstream: ctx.upstream ?? null,
+    detail: ctx.detail ?? null,
+    user: ctx.user ?? null,
+  };
+}

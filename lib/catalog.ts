@@ -1,0 +1,62 @@
+/** The model catalog, checked and indexed once at construction. */
+import { pricingProblem } from './billing/pricing';
+import type { Capability, Caller, ModelEntry } from './types';
+
+/** A checked, frozen, indexed catalog. */
+export interface Catalog {
+  readonly models: readonly Readonly<ModelEntry>[];
+  readonly byId: ReadonlyMap<string, Readonly<ModelEntry>>;
+}
+
+const ADAPTER_KIND: Readonly<Record<Capability, string>> = { llm: 'messages', rerank: 'rerank' };
+const built = new WeakMap<readonly ModelEntry[], Catalog>();
+
+function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
+  const at = `models[${i}]`;
+  const fail = (message: string): never => { throw new TypeError(`${at}: ${message}`); };
+  if (!entry || typeof entry !== 'object') fail('must be an object like { id, capability, upstream, pricing }.');
+  if (typeof entry.id !== 'string' || entry.id.length === 0) fail('"id" must be a non-empty string.');
+  if (entry.capability !== 'llm' && entry.capability !== 'rerank') fail(`"capability" of "${entry.id}" must be "llm" or "rerank".`);
+  const kind = ADAPTER_KIND[entry.capability];
+  if (!entry.upstream || entry.upstream.kind !== kind) {
+    fail(`"upstream" of "${entry.id}" must be a ${kind} adapter (e.g. ${kind === 'messages' ? 'anthropicAdapter(…) or openaiChatAdapter(…)' : 'cohereAdapter(…)'}).`);
+  }
+  if (entry.pricing === undefined && entry.free !== true) {
+    fail(`"${entry.id}" has no "pricing"; set pricing (minor units per million tokens) or mark it { free: true } on purpose.`);
+  }
+  if (entry.pricing !== undefined) {
+    const problem = pricingProblem(entry.pricing);
+    if (problem) fail(`"${entry.id}": ${problem}.`);
+  }
+  if (entry.maxOutputTokens !== undefined && (!Number.isSafeInteger(entry.maxOutputTokens) || entry.maxOutputTokens < 1)) {
+    fail(`"maxOutputTokens" of "${entry.id}" must be a positive integer.`);
+  }
+  if (entry.createdAt !== undefined && Number.isNaN(Date.parse(entry.createdAt))) fail(`"createdAt" of "${entry.id}" must be an RFC 3339 date.`);
+  return Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }) });
+}
+
+/** Checks a list of models (failing with a message that names the entry and the fix) and indexes it. */
+export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog {
+  if (!Array.isArray(models)) {
+    const given = models as Catalog | undefined;
+    if (given && given.byId instanceof Map) return given;
+    throw new TypeError('option "models" must be a non-empty array of { id, capability, upstream, pricing }.');
+  }
+  const cached = built.get(models);
+  if (cached) return cached;
+  if (models.length === 0) throw new TypeError('option "models" must list at least one model.');
+  const list = models.map(check);
+  const byId = new Map<string, Readonly<ModelEntry>>();
+  for (const model of list) {
+    if (byId.has(model.id)) throw new TypeError(`option "models": the id "${model.id}" is listed twice; ids must be unique.`);
+    byId.set(model.id, model);
+  }
+  const catalog = Object.freeze({ models: Object.freeze(list), byId });
+  built.set(models, catalog);
+  return catalog;
+}
+
+/** Whether a caller may use a model (no allow-list means every model). */
+export function allowed(caller: Caller | undefined, id: string): boolean {
+  return !caller?.models || caller.models.includes(id);
+}

@@ -1,0 +1,63 @@
+/** Per-request state in one typed place: `res.locals.gateway`. */
+import type { Response } from 'express';
+import type { TokenEstimate } from './billing/estimate';
+import { UsageTracker } from './billing/usage';
+import type { ErrorCode } from './errors';
+import type { Caller, ModelEntry } from './types';
+
+/** State of one request as it goes through the pipeline. */
+export interface GatewayContext {
+  readonly requestId: string;
+  /** Epoch milliseconds at arrival. */
+  readonly startedAt: number;
+  /** High-resolution arrival time (performance.now()). */
+  readonly startedHr: number;
+  /** Endpoint label for the log, e.g. "messages", "rerank", "chat_completions". */
+  endpoint: string;
+  caller?: Caller;
+  /** How the caller authenticated. */
+  authScheme?: 'x-api-key' | 'bearer';
+  model?: ModelEntry;
+  stream: boolean;
+  estimate?: TokenEstimate;
+  /** Held amount once `reserve` succeeded. */
+  hold?: number;
+  readonly usage: UsageTracker;
+  upstream?: string;
+  errorCode?: ErrorCode;
+  /** Private diagnosis for the log. */
+  detail?: string;
+  ttfbMs?: number;
+  user?: string;
+  /** Work (a proxy call) that must end before the request is settled. */
+  work?: Promise<void>;
+  /** Run once the request is over, before it is settled (limits corrections). */
+  readonly finalizers: Array<(ctx: GatewayContext) => unknown>;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      gateway?: GatewayContext;
+    }
+  }
+}
+
+/** Creates the context of a new request. */
+export function createContext(requestId: string, endpoint: string): GatewayContext {
+  return {
+    requestId, endpoint, stream: false, startedAt: Date.now(), startedHr: performance.now(),
+    usage: new UsageTracker(), finalizers: [],
+  };
+}
+
+/**
+ * The context of a request; throws when the `requestId` middleware did not run first
+ * (a composition mistake of the host, not of the client).
+ */
+export function gatewayContext(res: Response): GatewayContext {
+  const ctx = res.locals.gateway;
+  if (!ctx) throw new Error('model-gateway: the requestId() middleware must run before this middleware.');
+  return ctx;
+}

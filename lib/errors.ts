@@ -1,0 +1,93 @@
+/** The one error class of the gateway, its stable codes and the one table mapping code to status. */
+
+/** Standard error codes, the same as the compatible vendor's `error.type` values. */
+export type ErrorCode =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'billing_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'timeout_error'
+  | 'overloaded_error';
+
+/** HTTP status for every code: the one table the whole gateway uses. */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+});
+
+/** Safe client-facing texts for errors whose real cause must stay private. */
+export const SAFE_MESSAGES: Readonly<Record<ErrorCode, string>> = Object.freeze({
+  invalid_request_error: 'The upstream rejected the request.',
+  authentication_error: 'Authentication failed.',
+  billing_error: 'Insufficient balance for this request.',
+  permission_error: 'This request is not permitted.',
+  not_found_error: 'Not found.',
+  request_too_large: 'Request too large.',
+  rate_limit_error: 'Rate limited; retry later.',
+  api_error: 'Internal server error.',
+  timeout_error: 'The upstream timed out.',
+  overloaded_error: 'The upstream is overloaded; retry later.',
+});
+
+/** Options of a GatewayError beyond code and message. */
+export interface GatewayErrorOptions {
+  /** Seconds the client should wait (sent as `retry-after`). Default: none. */
+  retryAfter?: number;
+  /** Private detail for the request log only; never sent to a client. Default: none. */
+  detail?: string;
+  /** The underlying cause. Default: none. */
+  cause?: unknown;
+}
+
+/**
+ * The one error class. `message` is safe to show to a client; `detail` goes to the log only.
+ * `status` is derived from `code` through ERROR_STATUS.
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryAfter: number | undefined;
+  readonly detail: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.retryAfter = options.retryAfter;
+    this.detail = options.detail;
+  }
+}
+
+/** Body of an error response in the one shape used on every endpoint. */
+export interface ErrorBody {
+  type: 'error';
+  error: { type: ErrorCode; message: string };
+  request_id?: string;
+}
+
+/** Builds the standard error body; `request_id` is omitted when unknown. */
+export function errorBody(code: ErrorCode, message: string, requestId?: string): ErrorBody {
+  const body: ErrorBody = { type: 'error', error: { type: code, message } };
+  if (requestId !== undefined) body.request_id = requestId;
+  return body;
+}
+
+/** Turns anything thrown into a GatewayError; unknown errors become a generic `api_error`. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new GatewayError('api_error', SAFE_MESSAGES.api_error, { detail, cause: err });
+}

@@ -1,0 +1,64 @@
+/** model-gateway: public exports only. */
+export { createGatewayRouter } from './router';
+export { resolveOptions } from './options';
+export { requestId, newRequestId } from './middleware/request-id';
+export { billingHook } from './middleware/billing-hook';
+export { jsonBody } from './middleware/json-body';
+export { authenticate } from './middleware/authenticate';
+export { compatVersion, DEFAULT_VERSIONS } from './middleware/compat-version';
+export { validate } from './middleware/validate';
+export { resolveModel } from './middleware/resolve-model';
+export { limits } from './middleware/limits';
+export { reserve } from './middleware/reserve';
+export { proxyMessages } from './middleware/proxy-messages';
+export { proxyRerank } from './middleware/proxy-rerank';
+export { listModels } from './middleware/list-models';
+export { notFound } from './middleware/not-found';
+export { errorHandler } from './middleware/error-handler';
+export { gatewayContext } from './context';
+export { createCatalog } from './catalog';
+export { GatewayError, ERROR_STATUS, errorBody } from './errors';
+export { defaultEstimator } from './billing/estimate';
+export { chargeFor } from './billing/pricing';
+export { DurableWriter } from './billing/durable';
+export { MemoryStore } from './stores/memory-store';
+export { hashKey } from './stores/hash';
+export { anthropicAdapter } from './upstreams/anthropic';
+export { openaiChatAdapter } from './upstreams/openai-chat';
+export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/rerank-providers';
+export { upstreamError } from './upstreams/errors';
+export { localStandIn } from './upstreams/local-stand-in';
+
+export type { GatewayRouter } from './router';
+export type { GatewayOptions, ResolvedConfig } from './options';
+export type { RequestIdOptions } from './middleware/request-id';
+export type { BillingHookOptions, SettledRecord } from './middleware/billing-hook';
+export type { JsonBodyOptions } from './middleware/json-body';
+export type { AuthenticateOptions, AuthScheme } from './middleware/authenticate';
+export type { CompatVersionOptions } from './middleware/compat-version';
+export type { BodyKind, ValidateOptions } from './middleware/validate';
+export type { ResolveModelOptions } from './middleware/resolve-model';
+export type { LimitsOptions } from './middleware/limits';
+export type { ReserveOptions } from './middleware/reserve';
+export type { RerankResponse } from './middleware/proxy-rerank';
+export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
+export type { GatewayContext } from './context';
+export type { Catalog } from './catalog';
+export type { ErrorCode, ErrorBody, GatewayErrorOptions } from './errors';
+export type { Estimator, TokenEstimate } from './billing/estimate';
+export type { DurableWriterOptions } from './billing/durable';
+export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
+export type { MemoryKey, LedgerRow, ReviewRecord } from './stores/memory-store';
+export type {
+  Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,
+} from './stores/types';
+export type { AnthropicAdapterOptions } from './upstreams/anthropic';
+export type { OpenAIChatAdapterOptions } from './upstreams/openai-chat';
+export type { MaxTokensField } from './upstreams/openai-translate';
+export type { CohereAdapterOptions } from './upstreams/rerank-providers';
+export type {
+  FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
+} from './upstreams/types';
+export type {
+  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, ModelEntry, Pricing, RerankRequest, RerankResult, StreamEvent, TextBlock, Usage, UsageProvenance,
+} from './types';

@@ -1,0 +1,61 @@
+/** authenticate(): finds the caller by `x-api-key` or `Authorization: Bearer`. */
+import type { RequestHandler } from 'express';
+import { gatewayContext } from '../context';
+import { GatewayError } from '../errors';
+import { hashKey } from '../stores/hash';
+import type { KeyStore } from '../stores/types';
+
+/** Options of authenticate(). */
+export interface AuthenticateOptions {
+  /** Where keys are looked up (by SHA-256 digest). Required. */
+  store: KeyStore;
+}
+
+const MAX_KEY_LENGTH = 512;
+
+/** Which header carried the key: the version-header rule depends on it. */
+export type AuthScheme = 'x-api-key' | 'bearer';
+
+function presentedKey(apiKey: string | string[] | undefined, authorization: string | undefined): { key: string; scheme: AuthScheme } {
+  const fail = (message: string): never => { throw new GatewayError('authentication_error', message); };
+  if (Array.isArray(apiKey)) fail('x-api-key: send one key.');
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) fail('authorization: expected "Bearer <key>".');
+    bearer = match?.[1];
+  }
+  const header = typeof apiKey === 'string' ? apiKey.trim() : undefined;
+  if (header !== undefined && bearer !== undefined && header !== bearer) fail('x-api-key and authorization carry different keys.');
+  const key = header ?? bearer;
+  if (!key) return fail('x-api-key header or Authorization: Bearer is required.');
+  if (key.length > MAX_KEY_LENGTH) fail('invalid x-api-key');
+  return { key, scheme: header !== undefined ? 'x-api-key' : 'bearer' };
+}
+
+/**
+ * Missing, malformed, unknown or disabled key: 401 `authentication_error`. The key itself is
+ * never echoed; only its digest reaches the store.
+ */
+export function authenticate(options: AuthenticateOptions): RequestHandler {
+  const store = options?.store;
+  if (!store || typeof store.findCaller !== 'function') {
+    throw new TypeError('authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
+  }
+  return function authenticateMiddleware(req, res, next) {
+    const ctx = gatewayContext(res);
+    let presented: { key: string; scheme: AuthScheme };
+    try {
+      presented = presentedKey(req.headers['x-api-key'], req.headers.authorization);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    Promise.resolve(store.findCaller(hashKey(presented.key))).then((caller) => {
+      if (!caller || caller.disabled) throw new GatewayError('authentication_error', 'invalid x-api-key');
+      ctx.caller = caller;
+      ctx.authScheme = presented.scheme;
+      next();
+    }).catch(next);
+  };
+}

@@ -1,0 +1,84 @@
+/** billingHook(): settles every request once on its confirmed usage and writes its request-log entry. */
+import type { RequestHandler, Response } from 'express';
+import { DurableWriter } from '../billing/durable';
+import { decide, logEntryOf, settlementOf } from '../billing/settle';
+import { gatewayContext, type GatewayContext } from '../context';
+import type { BalanceStore, RequestLogEntry, RequestLogStore, Settlement } from '../stores/types';
+
+/** What the `onSettled` hook receives. */
+export interface SettledRecord {
+  settlement: Settlement;
+  entry: RequestLogEntry;
+}
+
+/** Options of billingHook(). */
+export interface BillingHookOptions {
+  /** Where settlements and log entries go. Required. */
+  store: BalanceStore & RequestLogStore;
+  /**
+   * Observes every settled request (for the host's own invoices). Called after the store
+   * write; a hook that throws or is slow never affects the response or the stored record.
+   * Default: none.
+   */
+  onSettled?: (record: SettledRecord) => unknown;
+  /** Retrying writer for settle and log. Default: a new DurableWriter. */
+  writer?: DurableWriter;
+}
+
+/** Status written to the log: the status sent, or 499 when the client left before any answer. */
+function finalStatus(res: Response): number {
+  return res.headersSent ? res.statusCode : 499;
+}
+
+async function finalize(ctx: GatewayContext, res: Response, options: Required<Pick<BillingHookOptions, 'store' | 'writer'>> & BillingHookOptions): Promise<void> {
+  if (ctx.work) await ctx.work;
+  const status = finalStatus(res);
+  if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
+  const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
+  const billable = ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
+  const decision = billable ? decide(ctx, succeeded) : undefined;
+  for (const finalizer of ctx.finalizers) {
+    try {
+      await finalizer(ctx);
+    } catch {
+      // a limits correction that fails must not stop billing
+    }
+  }
+  const entry = logEntryOf(ctx, status, decision);
+  const writes: Array<Promise<void>> = [];
+  if (decision) {
+    const settlement = settlementOf(ctx, decision);
+    writes.push(options.writer.run(() => options.store.settle(settlement)).then(() => {
+      if (options.onSettled) setImmediate(() => {
+        Promise.resolve().then(() => options.onSettled?.({ settlement, entry })).catch(() => undefined);
+      });
+    }));
+  }
+  writes.push(options.writer.run(() => options.store.appendLog(entry)));
+  await Promise.all(writes);
+}
+
+/**
+ * Mount right after requestId(), before anything that can refuse the request, so that every
+ * request is logged. When the response is over (finished, failed or abandoned) it waits for the
+ * upstream call, decides the charge from the confirmed usage only, settles exactly once
+ * (releasing the hold), runs the limits corrections, and appends the log entry. Writes are
+ * retried until they succeed while the process lives.
+ */
+export function billingHook(options: BillingHookOptions): RequestHandler {
+  const store = options?.store;
+  if (!store || typeof store.settle !== 'function' || typeof store.appendLog !== 'function') {
+    throw new TypeError('billingHook: option "store" must implement settle() and appendLog() (e.g. new MemoryStore()).');
+  }
+  if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
+    throw new TypeError('billingHook: option "onSettled" must be a function.');
+  }
+  const resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
+  return function billingHookMiddleware(_req, res, next) {
+    const ctx = gatewayContext(res);
+    res.once('close', () => {
+      finalize(ctx, res, resolved).catch(() => undefined);
+    });
+    next();
+  };
+}

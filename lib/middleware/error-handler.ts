@@ -1,0 +1,28 @@
+/** errorHandler(): answers every error in the one standard shape, with the request id. */
+import type { ErrorRequestHandler } from 'express';
+import { errorBody, toGatewayError } from '../errors';
+
+/**
+ * Turns anything thrown into `{type:"error", error:{type, message}, request_id}` with the
+ * status of its code. Unknown errors become a generic 500 `api_error`; their text goes to the
+ * request log only. Sets `x-should-retry` so the official SDKs retry only what may succeed.
+ */
+export function errorHandler(): ErrorRequestHandler {
+  return function errorHandlerMiddleware(err, _req, res, _next) {
+    const error = toGatewayError(err);
+    const ctx = res.locals.gateway;
+    if (ctx) {
+      ctx.errorCode = error.code;
+      if (error.detail) ctx.detail = ctx.detail ? `${ctx.detail}; ${error.detail}` : error.detail;
+    }
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const retry = error.status >= 500 || error.status === 429;
+    res.status(error.status);
+    res.setHeader('x-should-retry', String(retry));
+    if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
+    res.json(errorBody(error.code, error.message, ctx?.requestId));
+  };
+}

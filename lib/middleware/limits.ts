@@ -1,0 +1,82 @@
+/** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
+import type { RequestHandler } from 'express';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { defaultEstimator, type Estimator } from '../billing/estimate';
+import { gatewayContext, type GatewayContext } from '../context';
+import { GatewayError } from '../errors';
+import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
+import type { LimitSettings } from '../types';
+
+/** Options of limits(). */
+export interface LimitsOptions extends LimiterBackendOptions {
+  /** Limits of every caller unless its own `limits` override them. Default: {} (unlimited). */
+  defaults?: LimitSettings;
+  /** Admission estimate for tpm. Default: defaultEstimator. */
+  estimator?: Estimator;
+}
+
+const refused = (kind: LimitKind, seconds: number): GatewayError =>
+  new GatewayError('rate_limit_error', `Rate limit exceeded (${kind}); retry after ${seconds} s.`, { retryAfter: seconds });
+
+const retrySeconds = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+/**
+ * Needs authenticate() before it. Counts tokens at admission from the estimate and corrects
+ * the count when the request settles (with the confirmed usage). Exceeded: 429
+ * `rate_limit_error` with `retry-after`. A counter backend that fails refuses the request
+ * (fails closed) with 500 `api_error`.
+ */
+export function limits(options: LimitsOptions = {}): RequestHandler {
+  const defaults = Object.freeze({ ...options.defaults });
+  for (const [key, value] of Object.entries(defaults)) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
+  }
+  const limiter = limiterPool(options);
+  const estimator = options.estimator ?? defaultEstimator;
+
+  async function admit(ctx: GatewayContext, body: unknown): Promise<void> {
+    const id = (ctx.caller as { id: string }).id;
+    const caller = { ...defaults, ...ctx.caller?.limits };
+    const held: Array<() => unknown> = [];
+    let stage: LimitKind = 'rpm';
+    try {
+      if (caller.rpm) await limiter('rpm', caller.rpm).consume(id, 1);
+      stage = 'concurrency';
+      if (caller.concurrency) {
+        const slots = limiter('concurrency', caller.concurrency);
+        await slots.consume(id, 1);
+        held.push(() => slots.reward(id, 1));
+      }
+      stage = 'tpm';
+      if (caller.tpm) {
+        const estimate = (ctx.estimate ??= estimator(body));
+        const tokens = estimate.inputTokens + estimate.outputTokens;
+        if (tokens > caller.tpm) throw new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${caller.tpm} tokens per minute.`);
+        const tpm = limiter('tpm', caller.tpm);
+        await tpm.consume(id, tokens);
+        ctx.finalizers.push(() => {
+          const usage = ctx.usage.snapshot();
+          if (usage.provenance !== 'confirmed' && usage.provenance !== 'partial') return undefined;
+          const actual = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+          return actual < tokens ? tpm.reward(id, tokens - actual) : actual > tokens ? tpm.penalty(id, actual - tokens) : undefined;
+        });
+      }
+      ctx.finalizers.push(...held);
+    } catch (err) {
+      await Promise.all(held.map((undo) => undo()));
+      if (err instanceof GatewayError) throw err;
+      // A concurrency slot frees when a request ends, not when the window does: retry soon.
+      if (err instanceof RateLimiterRes) throw refused(stage, stage === 'concurrency' ? 1 : retrySeconds(err));
+      throw new GatewayError('api_error', 'Rate limiting is unavailable; retry later.', { detail: `limits backend: ${String(err)}` });
+    }
+  }
+
+  return function limitsMiddleware(req, res, next) {
+    const ctx = gatewayContext(res);
+    if (!ctx.caller) {
+      next(new Error('model-gateway: limits() needs authenticate() before it.'));
+      return;
+    }
+    admit(ctx, req.body).then(() => next(), next);
+  };
+}

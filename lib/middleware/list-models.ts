@@ -1,0 +1,60 @@
+/** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
+import type { RequestHandler } from 'express';
+import { allowed, createCatalog, type Catalog } from '../catalog';
+import { gatewayContext } from '../context';
+import { GatewayError } from '../errors';
+import type { ModelEntry } from '../types';
+
+/** Options of listModels(). */
+export interface ListModelsOptions {
+  /** The catalog. Required. */
+  models: readonly ModelEntry[] | Catalog;
+}
+
+/** One model record: the OpenAI and Anthropic item shapes side by side, plus `capability`. */
+export interface ModelRecord {
+  id: string;
+  capability: ModelEntry['capability'];
+  object: 'model';
+  created: number;
+  owned_by: string;
+  type: 'model';
+  display_name: string;
+  created_at: string;
+}
+
+const DEFAULT_CREATED_AT = '2025-01-01T00:00:00Z';
+
+function record(model: Readonly<ModelEntry>): ModelRecord {
+  const createdAt = model.createdAt ?? DEFAULT_CREATED_AT;
+  return {
+    id: model.id, capability: model.capability, object: 'model', created: Math.floor(Date.parse(createdAt) / 1000),
+    owned_by: 'gateway', type: 'model', display_name: model.displayName ?? model.id, created_at: createdAt,
+  };
+}
+
+/**
+ * Lists the models the caller may use (`?capability=llm|rerank` filters) in one page with
+ * `has_more: false`, so neither SDK asks for another; with `:id`, one record or 404.
+ */
+export function listModels(options: ListModelsOptions): RequestHandler {
+  const catalog = createCatalog(options?.models);
+  const records = new Map(catalog.models.map((m) => [m.id, Object.freeze(record(m))]));
+  return function listModelsMiddleware(req, res, next) {
+    const ctx = gatewayContext(res);
+    const id = (req.params as Record<string, string | undefined>).id;
+    if (id !== undefined) {
+      const one = records.get(id);
+      if (!one || !allowed(ctx.caller, id)) next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
+      else res.json(one);
+      return;
+    }
+    const capability = req.query.capability;
+    if (capability !== undefined && capability !== 'llm' && capability !== 'rerank') {
+      next(new GatewayError('invalid_request_error', 'capability: must be "llm" or "rerank"'));
+      return;
+    }
+    const data = [...records.values()].filter((m) => allowed(ctx.caller, m.id) && (!capability || m.capability === capability));
+    res.json({ object: 'list', data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+  };
+}

@@ -1,0 +1,72 @@
+/** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
+import type { NextFunction, RequestHandler, Response } from 'express';
+import { gatewayContext, type GatewayContext } from '../context';
+import { toGatewayError } from '../errors';
+import { SseWriter } from '../streaming/sse-writer';
+import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
+import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
+import { startCall } from './upstream-call';
+
+/** The body sent to the adapter: upstream model name, `temperature` only where the model takes it. */
+export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
+  const { stream: _stream, ...rest } = body;
+  const request: MessagesRequest = { ...rest, model: model.upstreamModel ?? model.id };
+  if (model.temperature === false) delete request.temperature;
+  return request;
+}
+
+async function sendJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
+  const message = await adapter.create(request, call);
+  if (!res.destroyed) res.json({ ...message, model: (ctx.model as ModelEntry).id });
+}
+
+async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
+  const events = adapter.stream(request, call)[Symbol.asyncIterator]();
+  // The first event is awaited before the 200 goes out, so an upstream that fails before
+  // streaming gets a proper HTTP error status instead of an error event.
+  let next = await events.next();
+  const writer = new SseWriter(res);
+  writer.open();
+  ctx.ttfbMs = performance.now() - ctx.startedHr;
+  const publicModel = (ctx.model as ModelEntry).id;
+  try {
+    while (!next.done) {
+      const event: StreamEvent = next.value;
+      if (event.type === 'message_start' && event.message && typeof event.message === 'object') {
+        event.message = { ...(event.message as object), model: publicModel };
+      }
+      const pending = writer.send(event);
+      if (pending) await pending;
+      if (writer.closed) break;
+      next = await events.next();
+    }
+    writer.end();
+  } catch (err) {
+    const error = toGatewayError(err);
+    ctx.errorCode = error.code;
+    ctx.detail = error.detail ?? error.message;
+    writer.fail(error.code, error.message);
+  } finally {
+    await events.return?.(undefined);
+  }
+}
+
+/**
+ * Needs `resolveModel({capability: 'llm'})` before it. Errors before the first byte go to
+ * `next` (and so out as JSON with the mapped status); after it, as an `error` event. A client
+ * that goes away aborts the upstream call at once.
+ */
+export function proxyMessages(): RequestHandler {
+  return function proxyMessagesMiddleware(req, res, next: NextFunction) {
+    const ctx = gatewayContext(res);
+    const model = ctx.model;
+    if (!model || model.upstream.kind !== 'messages') {
+      next(new Error('model-gateway: proxyMessages() needs resolveModel({ capability: "llm" }) before it.'));
+      return;
+    }
+    const adapter = model.upstream;
+    const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
+    startCall(ctx, res, next, adapter.name, (call) =>
+      ctx.stream ? sendStream(adapter, request, call, ctx, res) : sendJson(adapter, request, call, ctx, res));
+  };
+}

@@ -1,0 +1,37 @@
+/** requestId(): gives every request its own id, a `request-id` header and its typed context. */
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { createContext } from '../context';
+
+/** Options of requestId(). */
+export interface RequestIdOptions {
+  /** Response header carrying the id. Default: "request-id". */
+  header?: string;
+  /** Endpoint label for the log. Default: the path below `/v1/` or `/v2/`, e.g. "messages". */
+  endpoint?: string | ((req: Request) => string);
+}
+
+const defaultEndpoint = (req: Request): string => req.path.replace(/^\/v\d+\//, '').replace(/\/$/, '') || req.path;
+
+/** Creates an id of the form `req_<32 hex>`; ids sent by clients are never trusted as the gateway's own. */
+export function newRequestId(): string {
+  return `req_${randomUUID().replace(/-/g, '')}`;
+}
+
+/**
+ * Must run first: creates `res.locals.gateway` and sets the `request-id` response header.
+ * A context created earlier (by an outer router) is kept.
+ */
+export function requestId(options: RequestIdOptions = {}): RequestHandler {
+  const header = options.header ?? 'request-id';
+  const label = options.endpoint ?? defaultEndpoint;
+  if (typeof header !== 'string' || header.length === 0) throw new TypeError('requestId: option "header" must be a non-empty string.');
+  return function requestIdMiddleware(req, res, next) {
+    if (!res.locals.gateway) {
+      const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req));
+      res.locals.gateway = ctx;
+      res.setHeader(header, ctx.requestId);
+    }
+    next();
+  };
+}

@@ -1,0 +1,54 @@
+/** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
+import type { RequestHandler } from 'express';
+import { defaultEstimator, type Estimator } from '../billing/estimate';
+import { chargeFor } from '../billing/pricing';
+import { gatewayContext } from '../context';
+import { GatewayError } from '../errors';
+import type { BalanceStore } from '../stores/types';
+
+/** Options of reserve(). */
+export interface ReserveOptions {
+  /** Where balances are held. Required. */
+  store: BalanceStore;
+  /** How long a hold lives if the request never settles (a crashed process), in ms. Default: 900000 (15 min). */
+  holdTtlMs?: number;
+  /** Admission estimate. Default: defaultEstimator (characters / 3, plus max_tokens). */
+  estimator?: Estimator;
+}
+
+/**
+ * Needs resolveModel() before it. Holds price × estimate atomically; when the available
+ * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
+ * The hold only admits: the bill is decided later from the confirmed usage.
+ */
+export function reserve(options: ReserveOptions): RequestHandler {
+  const store = options?.store;
+  if (!store || typeof store.reserve !== 'function') {
+    throw new TypeError('reserve: option "store" must implement reserve() (e.g. new MemoryStore()).');
+  }
+  const ttl = options.holdTtlMs ?? 900_000;
+  if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new TypeError('reserve: option "holdTtlMs" must be a positive integer of milliseconds.');
+  const estimator = options.estimator ?? defaultEstimator;
+  return function reserveMiddleware(req, res, next) {
+    const ctx = gatewayContext(res);
+    if (!ctx.caller || !ctx.model) {
+      next(new Error('model-gateway: reserve() needs authenticate() and resolveModel() before it.'));
+      return;
+    }
+    const estimate = (ctx.estimate ??= estimator(req.body));
+    const amount = chargeFor({ ...estimate, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, ctx.model.pricing);
+    if (amount === 0) {
+      ctx.hold = 0;
+      next();
+      return;
+    }
+    const request = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
+    Promise.resolve(store.reserve(request)).then((result) => {
+      if (!result.ok) {
+        throw new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`);
+      }
+      ctx.hold = amount;
+      next();
+    }).catch(next);
+  };
+}

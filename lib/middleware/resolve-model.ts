@@ -1,0 +1,45 @@
+/** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
+import type { RequestHandler } from 'express';
+import { allowed, createCatalog, type Catalog } from '../catalog';
+import { gatewayContext } from '../context';
+import { GatewayError } from '../errors';
+import type { Capability, ModelEntry } from '../types';
+
+/** Options of resolveModel(). */
+export interface ResolveModelOptions {
+  /** The catalog. Required. */
+  models: readonly ModelEntry[] | Catalog;
+  /** Capability the endpoint needs. Required. */
+  capability: Capability;
+}
+
+/**
+ * Unknown model, or one the caller may not use: 404 `not_found_error` (a caller never learns
+ * of models it may not use). Wrong capability: 400 naming the capability needed. A
+ * `max_tokens` over the model's `maxOutputTokens`: 400.
+ */
+export function resolveModel(options: ResolveModelOptions): RequestHandler {
+  const catalog = createCatalog(options?.models);
+  const { capability } = options;
+  if (capability !== 'llm' && capability !== 'rerank') throw new TypeError('resolveModel: option "capability" must be "llm" or "rerank".');
+  return function resolveModelMiddleware(req, res, next) {
+    const ctx = gatewayContext(res);
+    const body = req.body as { model?: unknown; max_tokens?: unknown };
+    const id = typeof body?.model === 'string' ? body.model : '';
+    const model = catalog.byId.get(id);
+    if (!model || !allowed(ctx.caller, id)) {
+      next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
+      return;
+    }
+    if (model.capability !== capability) {
+      next(new GatewayError('invalid_request_error', `model: "${id}" is a ${model.capability} model; this endpoint needs a model with capability "${capability}".`));
+      return;
+    }
+    if (model.maxOutputTokens !== undefined && typeof body.max_tokens === 'number' && body.max_tokens > model.maxOutputTokens) {
+      next(new GatewayError('invalid_request_error', `max_tokens: ${body.max_tokens} > ${model.maxOutputTokens}, which is the maximum allowed number of output tokens for ${id}`));
+      return;
+    }
+    ctx.model = model;
+    next();
+  };
+}

@@ -1,0 +1,39 @@
+/** Shared plumbing of the proxy middlewares: abort on client close, error routing, `ctx.work`. */
+import type { NextFunction, Response } from 'express';
+import type { GatewayContext } from '../context';
+import { toGatewayError } from '../errors';
+import type { UpstreamCallContext } from '../upstreams/types';
+
+/**
+ * Runs one upstream call for a request: aborts it when the client goes away, routes a failure
+ * before the response started to `next` (the error handler answers it), records a later one,
+ * and exposes the call as `ctx.work` so billing settles only after it ended.
+ */
+export function startCall(
+  ctx: GatewayContext,
+  res: Response,
+  next: NextFunction,
+  upstreamName: string,
+  run: (call: UpstreamCallContext) => Promise<void>,
+): void {
+  const controller = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort();
+  };
+  res.once('close', onClose);
+  ctx.upstream = upstreamName;
+  const call: UpstreamCallContext = { signal: controller.signal, requestId: ctx.requestId, usage: ctx.usage };
+  ctx.work = run(call).then(
+    () => undefined,
+    (err: unknown) => {
+      if (!res.headersSent && !res.destroyed) {
+        next(err);
+        return;
+      }
+      const error = toGatewayError(err);
+      ctx.errorCode ??= controller.signal.aborted ? undefined : error.code;
+      ctx.detail = error.detail ?? error.message;
+      if (!res.writableEnded) res.end();
+    },
+  ).finally(() => res.off('close', onClose));
+}

@@ -1,0 +1,81 @@
+/** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
+import { DurableWriter } from './billing/durable';
+import type { Estimator } from './billing/estimate';
+import { createCatalog, type Catalog } from './catalog';
+import { DEFAULT_VERSIONS } from './middleware/compat-version';
+import type { LimitsOptions } from './middleware/limits';
+import type { SettledRecord } from './middleware/billing-hook';
+import type { RerankBounds } from './schemas/rerank';
+import type { GatewayStore } from './stores/types';
+import type { ModelEntry } from './types';
+
+/** Options of createGatewayRouter(). */
+export interface GatewayOptions {
+  /** Keys, balances, holds, settlements and the request log. Required (e.g. `new MemoryStore()`). */
+  store: GatewayStore;
+  /** The model catalog. Required, at least one model. */
+  models: readonly ModelEntry[];
+  /** Accepted `anthropic-version` / `compat-version` dates. Default: ["2023-01-01", "2023-06-01", "2026-10-21"]. */
+  versions?: readonly string[];
+  /** Largest request body. Default: "32mb". */
+  bodyLimit?: number | string;
+  /** Per-caller limits and their backend. Default: unlimited, in memory. */
+  limits?: LimitsOptions;
+  /** Lifetime of a balance hold whose request never settles, in ms. Default: 900000. */
+  holdTtlMs?: number;
+  /** Admission estimate (never billed). Default: defaultEstimator. */
+  estimator?: Estimator;
+  /** Observes every settled request. Default: none. */
+  onSettled?: (record: SettledRecord) => unknown;
+  /** Bounds of rerank bodies. Default: 1000 documents of at most 100000 characters, query at most 10000. */
+  rerank?: RerankBounds;
+  /** Answer unknown paths under /v1 and /v2 with 404 `not_found_error`. Default: true. */
+  notFound?: boolean;
+}
+
+/** The resolved, frozen configuration the router is built from. */
+export interface ResolvedConfig {
+  readonly store: GatewayStore;
+  readonly catalog: Catalog;
+  readonly versions: readonly string[];
+  readonly bodyLimit: number | string;
+  readonly limits: Readonly<LimitsOptions>;
+  readonly holdTtlMs: number;
+  readonly estimator: Estimator | undefined;
+  readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
+  readonly rerank: Readonly<RerankBounds>;
+  readonly notFound: boolean;
+  readonly writer: DurableWriter;
+}
+
+const STORE_METHODS = ['findCaller', 'reserve', 'settle', 'release', 'appendLog'] as const;
+
+/** Checks and freezes the options; the caller's object is never modified. */
+export function resolveOptions(options: GatewayOptions): ResolvedConfig {
+  if (!options || typeof options !== 'object') throw new TypeError('createGatewayRouter: pass an options object { store, models }.');
+  const store = options.store;
+  const missing = STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
+  if (missing.length > 0) {
+    throw new TypeError(`createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
+  }
+  const catalog = createCatalog(options.models);
+  if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
+    throw new TypeError('createGatewayRouter: option "onSettled" must be a function (record) => void.');
+  }
+  if (options.estimator !== undefined && typeof options.estimator !== 'function') {
+    throw new TypeError('createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
+  }
+  return Object.freeze({
+    store,
+    catalog,
+    versions: Object.freeze([...(options.versions ?? DEFAULT_VERSIONS)]),
+    bodyLimit: options.bodyLimit ?? '32mb',
+    limits: Object.freeze({ ...options.limits, estimator: options.limits?.estimator ?? options.estimator }),
+    holdTtlMs: options.holdTtlMs ?? 900_000,
+    estimator: options.estimator,
+    onSettled: options.onSettled,
+    rerank: Object.freeze({ ...options.rerank }),
+    notFound: options.notFound ?? true,
+    writer: new DurableWriter(),
+  });
+}

@@ -1,0 +1,49 @@
+/** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
+import express, { type Router } from 'express';
+import { authenticate } from './middleware/authenticate';
+import { billingHook } from './middleware/billing-hook';
+import { compatVersion } from './middleware/compat-version';
+import { errorHandler } from './middleware/error-handler';
+import { jsonBody } from './middleware/json-body';
+import { limits } from './middleware/limits';
+import { listModels } from './middleware/list-models';
+import { notFound } from './middleware/not-found';
+import { proxyMessages } from './middleware/proxy-messages';
+import { proxyRerank } from './middleware/proxy-rerank';
+import { requestId } from './middleware/request-id';
+import { reserve } from './middleware/reserve';
+import { resolveModel } from './middleware/resolve-model';
+import { validate } from './middleware/validate';
+import { resolveOptions, type GatewayOptions } from './options';
+
+/** The router, plus `close()`: waits until every pending settle and log write is stored. */
+export type GatewayRouter = Router & { close(): Promise<void> };
+
+/**
+ * Builds the gateway: `POST /v1/messages`, `POST /v1/rerank` (and `/v2/rerank`),
+ * `GET /v1/models` and `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
+ * `app.use('/gw', router)`. Every stage is an exported factory; a host route can reuse them.
+ */
+export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
+  const config = resolveOptions(options);
+  const { store, catalog: models } = config;
+  const router = express.Router() as GatewayRouter;
+  const paths = ['/v1', '/v2'];
+  const estimator = config.estimator;
+  const admission = [
+    limits(config.limits),
+    reserve({ store, holdTtlMs: config.holdTtlMs, ...(estimator ? { estimator } : {}) }),
+  ];
+
+  router.use(paths, requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }));
+  router.post('/v1/messages', jsonBody({ limit: config.bodyLimit }), authenticate({ store }),
+    compatVersion({ versions: config.versions }), validate('messages'),
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages());
+  router.post(['/v1/rerank', '/v2/rerank'], jsonBody({ limit: config.bodyLimit }), authenticate({ store }),
+    validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank());
+  router.get(['/v1/models', '/v1/models/:id'], authenticate({ store }), listModels({ models }));
+  if (config.notFound) router.use(paths, notFound());
+  router.use(paths, errorHandler());
+  router.close = () => config.writer.flush();
+  return router;
+}

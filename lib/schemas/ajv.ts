@@ -1,0 +1,38 @@
+/** The one ajv instance (with ajv-formats) and the error text every schema failure turns into. */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+
+/** Compiles a schema once, at construction. */
+export function compileSchema<T>(schema: object): ValidateFunction<T> {
+  return ajv.compile<T>(schema);
+}
+
+const dotted = (pointer: string): string => pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** "<json.path>: <message>" for the first ajv error, in the vendor's pydantic-like style. */
+export function describeError(error: ErrorObject): string {
+  const path = dotted(error.instancePath);
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${join(path, String(p.missingProperty))}: Field required`;
+    case 'additionalProperties':
+      return `${join(path, String(p.additionalProperty))}: Extra inputs are not permitted`;
+    case 'type':
+      return `${path}: must be ${String(p.type).replace(',', ' or ')}`;
+    case 'enum':
+      return `${path}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${path}: must be ${JSON.stringify(p.allowedValue)}`;
+    case 'pattern':
+      return `${path}: must contain non-whitespace text`;
+    case 'minItems':
+      return path === 'messages' ? 'messages: at least one message is required' : `${path}: must have at least ${String(p.limit)} item(s)`;
+    default:
+      return `${path || 'body'}: ${error.message ?? 'is invalid'}`;
+  }
+}

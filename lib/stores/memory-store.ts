@@ -1,0 +1,129 @@
+/** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
+import type { Caller } from '../types';
+import { hashKey } from './hash';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
+
+/** A key to add: the caller it authenticates and its starting balance. */
+export interface MemoryKey extends Caller {
+  /** Starting balance in integer minor units. Default: 0. */
+  balance?: number;
+}
+
+/** One movement of money; a balance is the sum of its ledger. */
+export interface LedgerRow {
+  callerId: string;
+  requestId: string | null;
+  /** Positive for credit, negative for a charge. */
+  amount: number;
+  kind: 'credit' | 'charge';
+  at: number;
+}
+
+/** A settled request whose usage could not be billed from confirmed tokens. */
+export type ReviewRecord = Settlement;
+
+interface Hold {
+  callerId: string;
+  amount: number;
+  expiresAt: number;
+}
+
+/**
+ * In-memory GatewayStore: everything is lost with the process, so it suits one instance,
+ * development and tests. Use PostgresStore for several instances.
+ */
+export class MemoryStore implements GatewayStore {
+  private readonly callers = new Map<string, Caller>();
+  private readonly balances = new Map<string, number>();
+  private readonly holds = new Map<string, Hold>();
+  private readonly settled = new Map<string, Settlement>();
+  private readonly ledger: LedgerRow[] = [];
+  private readonly log: RequestLogEntry[] = [];
+  private readonly reviews: ReviewRecord[] = [];
+
+  /** Adds (or replaces) a key; only its SHA-256 digest is kept. */
+  addKey(key: string, caller: MemoryKey): void {
+    const { balance = 0, ...rest } = caller;
+    this.callers.set(hashKey(key), Object.freeze({ ...rest }));
+    if (!this.balances.has(caller.id)) this.balances.set(caller.id, 0);
+    if (balance !== 0) this.credit(caller.id, balance);
+  }
+
+  /** Adds money to a caller's balance (a ledger row). */
+  credit(callerId: string, amount: number): void {
+    if (!Number.isSafeInteger(amount)) throw new TypeError('MemoryStore.credit: amount must be an integer of minor units.');
+    this.balances.set(callerId, (this.balances.get(callerId) ?? 0) + amount);
+    this.ledger.push({ callerId, requestId: null, amount, kind: 'credit', at: Date.now() });
+  }
+
+  findCaller(keyHash: string): Caller | undefined {
+    return this.callers.get(keyHash);
+  }
+
+  reserve(request: ReserveRequest): ReserveResult {
+    const available = this.available(request.callerId);
+    if (request.amount > available) return { ok: false, available };
+    this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt });
+    return { ok: true };
+  }
+
+  settle(settlement: Settlement): { applied: boolean } {
+    if (this.settled.has(settlement.requestId)) return { applied: false };
+    this.settled.set(settlement.requestId, settlement);
+    this.holds.delete(settlement.requestId);
+    if (settlement.charge !== 0) {
+      this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
+      this.ledger.push({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
+    }
+    if (settlement.billingStatus === 'needs_review') this.reviews.push(settlement);
+    return { applied: true };
+  }
+
+  release(requestId: string): void {
+    this.holds.delete(requestId);
+  }
+
+  appendLog(entry: RequestLogEntry): void {
+    this.log.push(entry);
+  }
+
+  /** Balance in minor units (holds not subtracted). */
+  getBalance(callerId: string): number {
+    return this.balances.get(callerId) ?? 0;
+  }
+
+  /** Balance minus the live (unexpired) holds. */
+  available(callerId: string, now = Date.now()): number {
+    let held = 0;
+    for (const [requestId, hold] of this.holds) {
+      if (hold.expiresAt <= now) this.holds.delete(requestId);
+      else if (hold.callerId === callerId) held += hold.amount;
+    }
+    return (this.balances.get(callerId) ?? 0) - held;
+  }
+
+  /** Sum of live holds of a caller. */
+  held(callerId: string): number {
+    return this.getBalance(callerId) - this.available(callerId);
+  }
+
+  /** The request log, oldest first (a copy). */
+  getLog(): RequestLogEntry[] {
+    return [...this.log];
+  }
+
+  /** Settlements marked needs_review (a copy). */
+  getReviews(): ReviewRecord[] {
+    return [...this.reviews];
+  }
+
+  /** The ledger (a copy); the sum of a caller's rows equals its balance. */
+  getLedger(): LedgerRow[] {
+    return [...this.ledger];
+  }
+
+  /** The settlement of a request, if settled. */
+  getSettlement(requestId: string): Settlement | undefined {
+    return this.settled.get(requestId);
+  }
+}

@@ -1,0 +1,82 @@
+/** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
+import type { ErrorCode } from '../errors';
+import type { Caller, Usage } from '../types';
+
+/** A value or a promise of it: every store method may be sync or async. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** How a request ended for billing. */
+export type BillingStatus = 'billed' | 'needs_review' | 'not_billed';
+
+/** Looks a presented key up by its SHA-256 hex digest (keys are never stored in clear). */
+export interface KeyStore {
+  findCaller(keyHash: string): Awaitable<Caller | undefined>;
+}
+
+/** An atomic check-and-hold on a caller's balance. */
+export interface ReserveRequest {
+  callerId: string;
+  requestId: string;
+  /** Integer minor units to hold. */
+  amount: number;
+  /** Epoch milliseconds after which the hold no longer counts. */
+  expiresAt: number;
+}
+
+/** Outcome of a reserve: refused when the available balance (balance − live holds) is short. */
+export type ReserveResult = { ok: true } | { ok: false; available: number };
+
+/** The final money movement of one request. */
+export interface Settlement {
+  requestId: string;
+  callerId: string;
+  model: string;
+  endpoint: string;
+  /** Integer minor units charged (0 unless `billingStatus` is "billed"). */
+  charge: number;
+  billingStatus: BillingStatus;
+  usage: Usage;
+}
+
+/**
+ * Balances. `settle` must apply exactly once per request id (a retry is a no-op returning
+ * `applied: false`), charge `charge`, drop the request's hold if any, and keep a review
+ * record when `billingStatus` is "needs_review".
+ */
+export interface BalanceStore {
+  reserve(request: ReserveRequest): Awaitable<ReserveResult>;
+  settle(settlement: Settlement): Awaitable<{ applied: boolean }>;
+  release(requestId: string): Awaitable<void>;
+}
+
+/** One line of the request log: one per request that reached the router. */
+export interface RequestLogEntry {
+  requestId: string;
+  callerId: string | null;
+  endpoint: string;
+  model: string | null;
+  stream: boolean;
+  status: number;
+  errorCode: ErrorCode | null;
+  usage: Usage | null;
+  charge: number;
+  billingStatus: BillingStatus;
+  /** Epoch milliseconds when the request arrived. */
+  startedAt: number;
+  durationMs: number;
+  /** Time to the first byte of a stream, in milliseconds; null for JSON answers. */
+  ttfbMs: number | null;
+  upstream: string | null;
+  /** Private diagnosis (upstream status and text); never sent to a client. */
+  detail: string | null;
+  /** The caller's own `user` tag or `metadata.user_id`, if any. */
+  user: string | null;
+}
+
+/** Appends request-log entries. */
+export interface RequestLogStore {
+  appendLog(entry: RequestLogEntry): Awaitable<void>;
+}
+
+/** Everything the router needs from the host's persistence. */
+export interface GatewayStore extends KeyStore, BalanceStore, RequestLogStore {}

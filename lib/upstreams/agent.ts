@@ -1,0 +1,37 @@
+/** Keep-alive HTTP(S) agents whose sockets give up when the TCP connect takes too long. */
+import http from 'node:http';
+import https from 'node:https';
+import type { Duplex } from 'node:stream';
+
+type CreateConnection = (options: object, callback?: (err: Error | null, socket: Duplex) => void) => Duplex;
+
+function withConnectTimeout<T extends http.Agent>(agent: T, connectMs: number): T {
+  const proto = Object.getPrototypeOf(agent) as { createConnection: CreateConnection };
+  const base = proto.createConnection;
+  const timed: CreateConnection = function timedConnection(this: T, options, callback) {
+    const socket = base.call(this, options, callback);
+    const timer = setTimeout(() => socket.destroy(new Error(`connect timeout after ${connectMs} ms`)), connectMs);
+    const clear = (): void => clearTimeout(timer);
+    socket.once('connect', clear);
+    socket.once('secureConnect', clear);
+    socket.once('close', clear);
+    return socket;
+  };
+  Object.defineProperty(agent, 'createConnection', { value: timed });
+  return agent;
+}
+
+/** One pair of agents per adapter: keep-alive, so calls reuse warm connections. */
+export interface AgentPair {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/** Creates the agents; `connectMs` bounds the TCP (and TLS) connect. */
+export function createAgents(connectMs: number): AgentPair {
+  const options = { keepAlive: true, maxSockets: 256, scheduling: 'lifo' as const };
+  return {
+    http: withConnectTimeout(new http.Agent(options), connectMs),
+    https: withConnectTimeout(new https.Agent(options), connectMs),
+  };
+}

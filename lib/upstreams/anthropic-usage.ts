@@ -1,0 +1,44 @@
+/** Reading Anthropic-format usage, events and stream errors. */
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../errors';
+import type { StreamEvent } from '../types';
+import { badUpstreamAnswer } from './errors';
+import type { UsageFigures } from './types';
+
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+
+/** Usage figures from an Anthropic `usage` object; absent or null fields are left out. */
+export function usageFromAnthropic(usage: Record<string, unknown> | object | null | undefined): UsageFigures {
+  const figures: UsageFigures = {};
+  if (!usage || typeof usage !== 'object') return figures;
+  const u = usage as Record<string, unknown>;
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  const read = count(u.cache_read_input_tokens);
+  const write = count(u.cache_creation_input_tokens);
+  if (input !== undefined) figures.inputTokens = input;
+  if (output !== undefined) figures.outputTokens = output;
+  if (read !== undefined) figures.cacheReadInputTokens = read;
+  if (write !== undefined) figures.cacheCreationInputTokens = write;
+  return figures;
+}
+
+/** Parses one SSE `data` field into an event object, or throws `api_error`. */
+export function parseEventData(data: string, name: string): StreamEvent {
+  try {
+    const event = JSON.parse(data) as unknown;
+    if (typeof event === 'object' && event !== null && typeof (event as StreamEvent).type === 'string') return event as StreamEvent;
+  } catch {
+    // fall through to the error below
+  }
+  throw badUpstreamAnswer(`upstream ${name} sent an invalid stream event: ${data.slice(0, 2000)}`);
+}
+
+const PASSED_THROUGH: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['overloaded_error', 'rate_limit_error', 'timeout_error', 'api_error', 'request_too_large', 'invalid_request_error']);
+
+/** Maps an upstream `error` event to a GatewayError with a safe text; the upstream's text goes to `detail`. */
+export function streamErrorFrom(event: StreamEvent, name: string): GatewayError {
+  const inner = (event.error ?? {}) as { type?: unknown };
+  const type = typeof inner.type === 'string' && PASSED_THROUGH.has(inner.type as ErrorCode) ? (inner.type as ErrorCode) : 'api_error';
+  return new GatewayError(type, SAFE_MESSAGES[type], { detail: `upstream ${name} stream error: ${JSON.stringify(event).slice(0, 2000)}` });
+}

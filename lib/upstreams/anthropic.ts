@@ -1,0 +1,62 @@
+/** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
+import { readSse } from '../streaming/sse-reader';
+import { badUpstreamAnswer } from './errors';
+import { postJson, readJson, resolveHttp } from './http';
+import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
+import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
+
+/** Options of the Anthropic adapter. */
+export interface AnthropicAdapterOptions extends HttpAdapterOptions {
+  /** `anthropic-version` sent upstream. Default: "2023-06-01". */
+  version?: string;
+}
+
+/**
+ * Creates a Messages adapter for an Anthropic-format upstream (`POST {baseURL}/v1/messages`).
+ * The key is sent as `x-api-key`. Default name: "anthropic".
+ */
+export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdapter {
+  const version = options.version ?? '2023-06-01';
+  const http = resolveHttp(options, 'anthropic', (key) => ({ 'x-api-key': key, 'anthropic-version': version }));
+
+  async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
+    const open = await postJson(http, '/v1/messages', { ...request, stream: false }, ctx);
+    const body = await readJson(open, http.name);
+    const message = body as MessageResponse;
+    if (typeof message !== 'object' || message === null || !Array.isArray(message.content) || typeof message.usage !== 'object') {
+      throw badUpstreamAnswer(`upstream ${http.name} sent a body that is not a message: ${JSON.stringify(body).slice(0, 2000)}`);
+    }
+    ctx.usage.report(usageFromAnthropic(message.usage));
+    ctx.usage.complete();
+    return message;
+  }
+
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+    const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
+    const type = open.response.headers.get('content-type') ?? '';
+    if (!type.includes('text/event-stream')) {
+      const text = await readJson(open, http.name).then((b) => JSON.stringify(b)).catch(() => '(unreadable)');
+      throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
+    }
+    let stopped = false;
+    for await (const message of readSse(open.chunks())) {
+      const event = parseEventData(message.data, http.name);
+      if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
+      if (event.type === 'message_start') {
+        const start = event.message as { usage?: Record<string, unknown> } | undefined;
+        ctx.usage.report(usageFromAnthropic(start?.usage));
+      } else if (event.type === 'message_delta') {
+        ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
+      } else if (event.type === 'message_stop') {
+        stopped = true;
+        ctx.usage.complete();
+      }
+      yield event;
+      if (stopped) return;
+    }
+    throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
+  }
+
+  return Object.freeze({ kind: 'messages' as const, name: http.name, create, stream });
+}

@@ -1,0 +1,52 @@
+/** Maps upstream failures to standard codes with safe texts; the upstream's words go to `detail` only. */
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../errors';
+
+/**
+ * Standard code for an upstream HTTP status. An upstream that rejects the gateway's own
+ * credentials or account (401, 402, 403) or model name (404) is the gateway's misconfiguration,
+ * so the caller gets `api_error`, never `authentication_error`.
+ */
+export function codeForUpstreamStatus(status: number): ErrorCode {
+  if (status === 408 || status === 504) return 'timeout_error';
+  if (status === 413) return 'request_too_large';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503 || status === 529) return 'overloaded_error';
+  if (status === 400 || status === 422) return 'invalid_request_error';
+  return 'api_error';
+}
+
+/** Whether a failure with this code may be retried on another attempt or upstream. */
+export function isRetryableCode(code: ErrorCode): boolean {
+  return code === 'rate_limit_error' || code === 'overloaded_error' || code === 'api_error' || code === 'timeout_error';
+}
+
+/** Parses `retry-after` (seconds or HTTP date) into whole seconds; undefined when absent or bad. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Builds the GatewayError for an upstream HTTP error; `detail` is for the request log only. */
+export function upstreamError(status: number, detail: string, retryAfter?: number): GatewayError {
+  const code = codeForUpstreamStatus(status);
+  const options = retryAfter === undefined ? { detail } : { detail, retryAfter };
+  return new GatewayError(code, SAFE_MESSAGES[code], options);
+}
+
+/** Builds the GatewayError for a failed connection or a broken body. */
+export function connectionError(detail: string): GatewayError {
+  return new GatewayError('api_error', 'The upstream connection failed.', { detail });
+}
+
+/** Builds the GatewayError for a timeout of the given phase. */
+export function timeoutError(phase: string): GatewayError {
+  return new GatewayError('timeout_error', SAFE_MESSAGES.timeout_error, { detail: `upstream ${phase} timeout` });
+}
+
+/** Builds the GatewayError for an upstream answer the gateway cannot read. */
+export function badUpstreamAnswer(detail: string): GatewayError {
+  return new GatewayError('api_error', 'The upstream sent an invalid response.', { detail });
+}

@@ -1,0 +1,138 @@
+/** The one seam for upstream HTTP: fetch-compatible client, keep-alive agents, timeouts, error mapping. */
+import nodeFetch from 'node-fetch';
+import { GatewayError } from '../errors';
+import { createAgents } from './agent';
+import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
+import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from './types';
+
+/** Defaults of UpstreamTimeouts. */
+export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.freeze({
+  connectMs: 10_000,
+  firstByteMs: 60_000,
+  idleMs: 60_000,
+});
+
+/** Largest upstream JSON body read, in bytes. */
+export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
+
+/** HttpAdapterOptions resolved once at construction. */
+export interface ResolvedHttp {
+  readonly name: string;
+  readonly baseURL: string;
+  readonly fetch: FetchLike;
+  readonly timeouts: Readonly<Required<UpstreamTimeouts>>;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Validates and freezes adapter options; `authHeaders` turns the key into the provider's headers. */
+export function resolveHttp(
+  options: HttpAdapterOptions,
+  defaultName: string,
+  authHeaders: (apiKey: string) => Record<string, string>,
+): ResolvedHttp {
+  if (typeof options?.baseURL !== 'string' || !/^https?:\/\//.test(options.baseURL)) {
+    throw new TypeError(`${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
+  }
+  const timeouts = Object.freeze({ ...DEFAULT_TIMEOUTS, ...options.timeouts });
+  for (const [key, value] of Object.entries(timeouts)) {
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new TypeError(`${defaultName} adapter: option "timeouts.${key}" must be a positive integer of milliseconds.`);
+    }
+  }
+  const agents = createAgents(timeouts.connectMs);
+  const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);
+  const fetch = options.fetch ?? ((url, init) => nodeFetch(url, { ...init, agent } as never) as unknown as Promise<ResponseLike>);
+  const headers = { 'content-type': 'application/json', ...options.headers, ...(options.apiKey ? authHeaders(options.apiKey) : {}) };
+  return Object.freeze({
+    name: options.name ?? defaultName,
+    baseURL: options.baseURL.replace(/\/+$/, ''),
+    fetch,
+    timeouts,
+    headers: Object.freeze(headers),
+  });
+}
+
+/** An open upstream response whose body chunks are read under the idle timeout. */
+export interface OpenResponse {
+  readonly response: ResponseLike;
+  chunks(): AsyncGenerator<Uint8Array | string>;
+}
+
+/** The error thrown when the client went away; it never reaches a client. */
+export function clientGone(): GatewayError {
+  return new GatewayError('api_error', 'Client closed the request.', { detail: 'client disconnected' });
+}
+
+/** POSTs JSON upstream; resolves once the headers are in, with a 2xx status, or throws GatewayError. */
+export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
+  const controller = new AbortController();
+  let phase: string | undefined;
+  const onAbort = (): void => controller.abort();
+  if (ctx.signal.aborted) controller.abort();
+  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const fail = (err: unknown): GatewayError => {
+    if (err instanceof GatewayError) return err;
+    if (phase) return timeoutError(phase);
+    if (ctx.signal.aborted) return clientGone();
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.includes('connect timeout')) return timeoutError('connect');
+    return connectionError(`upstream ${http.name}: ${message}`);
+  };
+  let timer = setTimeout(() => { phase = 'first byte'; controller.abort(); }, http.timeouts.firstByteMs);
+  const done = (): void => { clearTimeout(timer); ctx.signal.removeEventListener('abort', onAbort); };
+  let response: ResponseLike;
+  try {
+    response = await http.fetch(`${http.baseURL}${path}`, {
+      method: 'POST', headers: { ...http.headers }, body: JSON.stringify(body), signal: controller.signal,
+    });
+  } catch (err) {
+    done();
+    throw fail(err);
+  }
+  clearTimeout(timer);
+  async function* chunks(): AsyncGenerator<Uint8Array | string> {
+    const arm = (): void => { clearTimeout(timer); timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs); };
+    try {
+      arm();
+      for await (const chunk of response.body ?? []) {
+        arm();
+        yield chunk;
+      }
+    } catch (err) {
+      throw fail(err);
+    } finally {
+      done();
+      if (!controller.signal.aborted) controller.abort();
+    }
+  }
+  const open: OpenResponse = { response, chunks };
+  if (response.status < 200 || response.status > 299) {
+    const text = await readText(open).catch((err: unknown) => `(body unreadable: ${String(err)})`);
+    throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
+      parseRetryAfter(response.headers.get('retry-after')));
+  }
+  return open;
+}
+
+/** Reads the whole body as text, bounded by MAX_UPSTREAM_BODY_BYTES. */
+export async function readText(open: OpenResponse): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for await (const chunk of open.chunks()) {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    if (bytes > MAX_UPSTREAM_BODY_BYTES) throw badUpstreamAnswer(`upstream body over ${MAX_UPSTREAM_BODY_BYTES} bytes`);
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/** Reads and parses a JSON body; anything unreadable is an `api_error` with the text in `detail`. */
+export async function readJson(open: OpenResponse, name: string): Promise<unknown> {
+  const text = await readText(open);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badUpstreamAnswer(`upstream ${name} sent invalid JSON: ${text.slice(0, 2000)}`);
+  }
+}

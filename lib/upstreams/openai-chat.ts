@@ -1,0 +1,76 @@
+/** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
+import { randomBytes } from 'node:crypto';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
+import { readSse } from '../streaming/sse-reader';
+import { badUpstreamAnswer } from './errors';
+import { postJson, readJson, resolveHttp } from './http';
+import { ChatStreamTranslator } from './openai-stream';
+import { chunkError, fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
+import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
+
+/** Options of the OpenAI Chat Completions adapter. */
+export interface OpenAIChatAdapterOptions extends HttpAdapterOptions {
+  /** Field that carries `max_tokens` upstream; o-series and reasoning models want "max_completion_tokens". Default: "max_tokens". */
+  maxTokensField?: MaxTokensField;
+  /** Path of the endpoint under `baseURL`. Default: "/v1/chat/completions". */
+  path?: string;
+}
+
+const messageId = (): string => `msg_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * Creates a Messages adapter for an OpenAI-compatible upstream. The key is sent as
+ * `Authorization: Bearer`; streams ask for `stream_options.include_usage`. Default name: "openai".
+ */
+export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAdapter {
+  const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }));
+  const field = options.maxTokensField ?? 'max_tokens';
+  if (field !== 'max_tokens' && field !== 'max_completion_tokens') {
+    throw new TypeError('openai adapter: option "maxTokensField" must be "max_tokens" or "max_completion_tokens".');
+  }
+  const path = options.path ?? '/v1/chat/completions';
+
+  async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
+    const open = await postJson(http, path, toChatRequest(request, field, false), ctx);
+    const { message, usage } = fromChatResponse(await readJson(open, http.name), messageId(), http.name);
+    if (usage) {
+      ctx.usage.report(usage);
+      ctx.usage.complete();
+    }
+    return message;
+  }
+
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+    const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
+    const type = open.response.headers.get('content-type') ?? '';
+    if (!type.includes('text/event-stream')) {
+      const text = await readJson(open, http.name).then((b) => JSON.stringify(b)).catch(() => '(unreadable)');
+      throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
+    }
+    const translator = new ChatStreamTranslator(messageId(), request.model);
+    let done = false;
+    for await (const message of readSse(open.chunks())) {
+      if (message.data.trim() === '[DONE]') {
+        done = true;
+        break;
+      }
+      let chunk: Record<string, unknown>;
+      try {
+        chunk = JSON.parse(message.data) as Record<string, unknown>;
+      } catch {
+        throw badUpstreamAnswer(`upstream ${http.name} sent an invalid chunk: ${message.data.slice(0, 2000)}`);
+      }
+      if (typeof chunk !== 'object' || chunk === null) throw badUpstreamAnswer(`upstream ${http.name} sent a non-object chunk`);
+      const error = message.event === 'error' ? chunkError({ error: chunk.error ?? chunk }, http.name) : chunkError(chunk, http.name);
+      if (error) throw error;
+      const before = translator.usage;
+      yield* translator.push(chunk);
+      if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
+    }
+    if (!done && !translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
+    if (translator.usage) ctx.usage.complete();
+    yield* translator.end();
+  }
+
+  return Object.freeze({ kind: 'messages' as const, name: http.name, create, stream });
+}

@@ -1,0 +1,97 @@
+/** The adapter contract: how the gateway calls an upstream provider. */
+import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamEvent, Usage } from '../types';
+
+/** Token and unit figures an adapter may report; each is what the upstream said, never a guess. */
+export type UsageFigures = Partial<Omit<Usage, 'provenance'>>;
+
+/**
+ * Receives the usage the upstream confirmed. `report` may be called many times with
+ * cumulative figures (later figures replace earlier ones); `complete` says the upstream
+ * reported its final usage for the whole request.
+ */
+export interface UsageRecorder {
+  report(figures: UsageFigures): void;
+  complete(): void;
+}
+
+/** What the gateway hands an adapter for one call. */
+export interface UpstreamCallContext {
+  /** Aborted when the client goes away or a timeout fires; pass it to the HTTP call. */
+  signal: AbortSignal;
+  /** The gateway's request id, for the upstream's logs if the adapter wants to send it. */
+  requestId: string;
+  /** Where the adapter reports confirmed usage. */
+  usage: UsageRecorder;
+}
+
+/**
+ * Upstream for `POST /v1/messages`. `create` answers with one message; `stream` yields
+ * Anthropic stream events in the documented order. Both report usage through `ctx.usage`,
+ * and throw GatewayError (see `upstreamError`) on failure; neither writes to the client.
+ */
+export interface MessagesAdapter {
+  readonly kind: 'messages';
+  /** Short name for logs. */
+  readonly name: string;
+  create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse>;
+  stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamEvent>;
+}
+
+/** Upstream for `POST /v1/rerank`: returns results sorted by relevance, highest first. */
+export interface RerankAdapter {
+  readonly kind: 'rerank';
+  /** Short name for logs. */
+  readonly name: string;
+  rerank(request: RerankRequest, ctx: UpstreamCallContext): Promise<RerankResult[]>;
+}
+
+/** Headers of an HTTP response, as fetch-compatible clients expose them. */
+export interface HeadersLike {
+  get(name: string): string | null;
+}
+
+/** The part of a fetch Response the gateway uses (node-fetch 2, undici and global fetch fit). */
+export interface ResponseLike {
+  status: number;
+  headers: HeadersLike;
+  body: AsyncIterable<Uint8Array | string> | null;
+  text(): Promise<string>;
+}
+
+/** Options the gateway passes to a fetch-compatible function. */
+export interface RequestInitLike {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  agent?: unknown;
+}
+
+/** A fetch-compatible function; the seam where a host plugs its own HTTP client. */
+export type FetchLike = (url: string, init: RequestInitLike) => Promise<ResponseLike>;
+
+/** Timeouts of an upstream call, in milliseconds. */
+export interface UpstreamTimeouts {
+  /** TCP connect. Default: 10000. */
+  connectMs?: number;
+  /** From sending the request to the response headers. Default: 60000. */
+  firstByteMs?: number;
+  /** Longest silence between two chunks of a body or stream. Default: 60000. */
+  idleMs?: number;
+}
+
+/** Options shared by the built-in HTTP adapters. */
+export interface HttpAdapterOptions {
+  /** Base URL of the provider, e.g. `https://api.anthropic.com`. */
+  baseURL: string;
+  /** The gateway's own key for the provider. Never reaches a client or a log line. */
+  apiKey?: string;
+  /** Fetch-compatible function. Default: node-fetch 2 with a keep-alive agent. */
+  fetch?: FetchLike;
+  /** Timeouts. Defaults: see UpstreamTimeouts. */
+  timeouts?: UpstreamTimeouts;
+  /** Extra headers sent upstream on every call. Default: none. */
+  headers?: Record<string, string>;
+  /** Name for logs. Default: the provider's name. */
+  name?: string;
+}
