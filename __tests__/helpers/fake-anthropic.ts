@@ -1,0 +1,68 @@
+/** A fake Anthropic Messages upstream; the upstream model name picks the behaviour. */
+import type http from 'node:http';
+import { failWith, SECRET_MARKER, sleep, sse, startFake, type FakeServer } from './fake-server';
+
+export const ANTHROPIC_USAGE = { input_tokens: 25, output_tokens: 15 };
+export const DELTAS = ['Hello', ' from', ' the', ' fake', ' upstream'];
+
+function start(res: http.ServerResponse, model: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  sse(res, { type: 'message_start', message: { id: 'msg_fake', type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 25, output_tokens: 1 } } }, 'message_start');
+  sse(res, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');
+  sse(res, { type: 'ping' }, 'ping');
+}
+
+function delta(res: http.ServerResponse, text: string): void {
+  sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta');
+}
+
+function finish(res: http.ServerResponse): void {
+  sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
+  sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }, 'message_delta');
+  sse(res, { type: 'message_stop' }, 'message_stop');
+  res.end();
+}
+
+/** Behaviours: `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
+ * `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`. */
+export function startAnthropicFake(): Promise<FakeServer> {
+  return startFake(async (req, res) => {
+    const model = String(req.body.model ?? '');
+    const status = /status-(\d{3})/.exec(model);
+    if (status) return failWith(res, Number(status[1]), { 'retry-after': '7' });
+    if (model.endsWith('-stall')) return; // never answers
+    if (model.endsWith('-html')) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return void res.end(`<html>${SECRET_MARKER}</html>`);
+    }
+    if (!req.body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({
+        id: 'msg_fake', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: DELTAS.join('') }],
+        stop_reason: 'end_turn', stop_sequence: null, usage: { ...ANTHROPIC_USAGE, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      }));
+    }
+    start(res, model);
+    if (model.endsWith('-midstream-error')) {
+      delta(res, DELTAS[0] as string);
+      sse(res, { type: 'error', error: { type: 'overloaded_error', message: `Overloaded ${SECRET_MARKER}` } }, 'error');
+      return void res.end();
+    }
+    if (model.endsWith('-reset')) {
+      delta(res, DELTAS[0] as string);
+      await sleep(20);
+      return void res.socket?.destroy();
+    }
+    if (model.endsWith('-stall-midstream')) return void delta(res, DELTAS[0] as string);
+    if (model.endsWith('-truncated')) {
+      delta(res, DELTAS[0] as string);
+      return void res.end();
+    }
+    for (const text of DELTAS) {
+      if (res.destroyed) return;
+      delta(res, text);
+      if (model.endsWith('-slow')) await sleep(40);
+    }
+    finish(res);
+  });
+}

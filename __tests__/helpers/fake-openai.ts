@@ -1,0 +1,51 @@
+/** A fake OpenAI Chat Completions upstream; the upstream model name picks the behaviour. */
+import { failWith, SECRET_MARKER, sleep, sse, startFake, type FakeServer } from './fake-server';
+
+export const OPENAI_USAGE = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } };
+export const OPENAI_DELTAS = ['Hi', ' there', '!'];
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> =>
+  ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
+
+/** Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`, `*-status-<code>`. */
+export function startOpenAIFake(): Promise<FakeServer> {
+  return startFake(async (req, res) => {
+    const model = String(req.body.model ?? '');
+    const status = /status-(\d{3})/.exec(model);
+    if (status) return failWith(res, Number(status[1]), { 'retry-after': '3' });
+    const finish = model.endsWith('-length') ? 'length' : 'stop';
+    if (!req.body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({
+        id: 'chatcmpl-1', object: 'chat.completion', created: 1, model,
+        choices: [{ index: 0, message: { role: 'assistant', content: OPENAI_DELTAS.join('') }, finish_reason: finish }],
+        ...(model.endsWith('-nousage') ? {} : { usage: OPENAI_USAGE }),
+      }));
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    sse(res, chunk({ role: 'assistant', content: '' }));
+    sse(res, chunk({ content: OPENAI_DELTAS[0] }));
+    if (model.endsWith('-error-wrapped')) {
+      sse(res, { error: { message: `boom ${SECRET_MARKER}`, type: 'InternalServerError', code: 500 } });
+      sse(res, '[DONE]');
+      return void res.end();
+    }
+    if (model.endsWith('-error-unwrapped')) {
+      sse(res, { object: 'error', message: `boom ${SECRET_MARKER}`, type: 'BadRequestError', code: 503 });
+      return void res.end();
+    }
+    if (model.endsWith('-reset')) {
+      await sleep(20);
+      return void res.socket?.destroy();
+    }
+    for (const text of OPENAI_DELTAS.slice(1)) {
+      if (res.destroyed) return;
+      if (model.endsWith('-slow')) await sleep(40);
+      sse(res, chunk({ content: text }));
+    }
+    sse(res, chunk({}, finish));
+    if (!model.endsWith('-nousage')) sse(res, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: OPENAI_USAGE });
+    sse(res, '[DONE]');
+    res.end();
+  });
+}

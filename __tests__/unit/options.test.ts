@@ -1,0 +1,61 @@
+/** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
+import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, openaiChatAdapter, resolveOptions } from '../../lib';
+import type { GatewayOptions, ModelEntry } from '../../lib';
+
+const llm = anthropicAdapter({ baseURL: 'http://127.0.0.1:1' });
+const rerank = cohereAdapter({ baseURL: 'http://127.0.0.1:1' });
+const model = (extra: Partial<ModelEntry> = {}): ModelEntry => ({ id: 'm', capability: 'llm', upstream: llm, pricing: { input: 1, output: 2 }, ...extra });
+const build = (options: Partial<GatewayOptions>) => () => createGatewayRouter({ store: new MemoryStore(), models: [model()], ...options } as GatewayOptions);
+
+describe('createGatewayRouter options', () => {
+  it.each<[string, Partial<GatewayOptions>, RegExp]>([
+    ['no store', { store: undefined as never }, /option "store" must implement findCaller, reserve, settle, release, appendLog/],
+    ['store missing a method', { store: { findCaller: () => undefined } as never }, /must implement reserve, settle, release, appendLog/],
+    ['no models', { models: undefined as never }, /option "models" must be a non-empty array/],
+    ['empty models', { models: [] }, /must list at least one model/],
+    ['unpriced model', { models: [model({ pricing: undefined })] }, /models\[0\]: "m" has no "pricing"; set pricing .* or mark it \{ free: true \}/],
+    ['fractional price', { models: [model({ pricing: { input: 1.5 } })] }, /pricing.input must be a non-negative integer/],
+    ['negative price', { models: [model({ pricing: { input: 1, output: -1 } })] }, /pricing.output must be a non-negative integer/],
+    ['bad capability', { models: [model({ capability: 'vision' as never })] }, /"capability" of "m" must be "llm" or "rerank"/],
+    ['adapter of the wrong kind', { models: [model({ upstream: rerank })] }, /"upstream" of "m" must be a messages adapter/],
+    ['duplicate ids', { models: [model(), model()] }, /the id "m" is listed twice/],
+    ['bad onSettled', { onSettled: 5 as never }, /option "onSettled" must be a function/],
+    ['bad version list', { versions: ['june'] }, /option "versions" must be a non-empty list of dates/],
+    ['bad limits', { limits: { defaults: { rpm: -1 } } }, /option "defaults.rpm" must be a non-negative integer/],
+    ['bad hold ttl', { holdTtlMs: 0 }, /option "holdTtlMs" must be a positive integer/],
+    ['bad rerank bound', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
+  ])('fails at construction on %s', (_name, options, message) => {
+    expect(build(options)).toThrow(message);
+  });
+
+  it('accepts a model marked free without pricing', () => {
+    expect(build({ models: [model({ pricing: undefined, free: true })] })).not.toThrow();
+  });
+
+  it('never mutates the caller object and freezes the resolved config', () => {
+    const options: GatewayOptions = { store: new MemoryStore(), models: [model()], limits: { defaults: { rpm: 5 } } };
+    const before = JSON.stringify({ ...options, store: undefined, models: options.models.map((m) => ({ ...m, upstream: undefined })) });
+    const config = resolveOptions(options);
+    expect(JSON.stringify({ ...options, store: undefined, models: options.models.map((m) => ({ ...m, upstream: undefined })) })).toBe(before);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.catalog.models[0])).toBe(true);
+    expect(config.versions).toEqual(['2023-01-01', '2023-06-01', '2026-10-21']);
+  });
+
+  it('adapters check their own options', () => {
+    expect(() => anthropicAdapter({ baseURL: 'api.example.com' })).toThrow(/option "baseURL" must be an http\(s\) URL/);
+    expect(() => openaiChatAdapter({ baseURL: 'http://x', maxTokensField: 'max' as never })).toThrow(/option "maxTokensField"/);
+    expect(() => anthropicAdapter({ baseURL: 'http://x', timeouts: { idleMs: -1 } })).toThrow(/option "timeouts.idleMs"/);
+  });
+});
+
+describe('errors', () => {
+  it('has one status per code and derives status from code', () => {
+    expect(ERROR_STATUS).toEqual({
+      invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
+      request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+    });
+    const err = new GatewayError('overloaded_error', 'busy', { retryAfter: 2, detail: 'private' });
+    expect([err.status, err.retryAfter, err.detail]).toEqual([529, 2, 'private']);
+  });
+});
