@@ -4,6 +4,9 @@ import { failWith, SECRET_MARKER, sleep, sse, startFake, type FakeServer } from 
 
 export const ANTHROPIC_USAGE = { input_tokens: 25, output_tokens: 15 };
 export const DELTAS = ['Hello', ' from', ' the', ' fake', ' upstream'];
+/** Events of the `*-flood` behaviour (1 KiB each) and how many were written so far. */
+export const FLOOD_EVENTS = 50_000;
+export const flood = { written: 0 };
 
 function start(res: http.ServerResponse, model: string): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -24,7 +27,7 @@ function finish(res: http.ServerResponse): void {
 }
 
 /** Behaviours: `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
- * `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`. */
+ * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`. */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
@@ -57,6 +60,15 @@ export function startAnthropicFake(): Promise<FakeServer> {
     if (model.endsWith('-truncated')) {
       delta(res, DELTAS[0] as string);
       return void res.end();
+    }
+    if (model.endsWith('-flood')) {
+      const chunk = 'x'.repeat(1024);
+      for (let i = 0; i < FLOOD_EVENTS && !res.destroyed; i++) {
+        flood.written = i + 1;
+        sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: chunk } }, 'content_block_delta');
+        if (res.writableNeedDrain) await new Promise((r) => res.once('drain', r));
+      }
+      return finish(res);
     }
     for (const text of DELTAS) {
       if (res.destroyed) return;

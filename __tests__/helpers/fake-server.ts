@@ -17,6 +17,8 @@ export type FakeHandler = (req: Received, res: http.ServerResponse) => void | Pr
 export interface FakeServer {
   url: string;
   received: Received[];
+  /** Epoch ms at which a response was closed before it finished (the gateway went away). */
+  aborted: number[];
   readonly calls: number;
   close(): Promise<void>;
 }
@@ -28,6 +30,7 @@ export const UPSTREAM_KEY = 'sk-upstream-SECRET-KEY-91c2';
 
 export async function startFake(handler: FakeHandler): Promise<FakeServer> {
   const received: Received[] = [];
+  const aborted: number[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -41,6 +44,9 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
       }
       const r = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       received.push(r);
+      res.on('close', () => {
+        if (!res.writableFinished) aborted.push(Date.now());
+      });
       Promise.resolve(handler(r, res)).catch((err: unknown) => {
         res.destroy(err as Error);
       });
@@ -55,6 +61,7 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    aborted,
     get calls() {
       return received.length;
     },

@@ -2,7 +2,7 @@
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSse } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
-import { postJson, readJson, resolveHttp } from './http';
+import { postJson, readJson, readText, resolveHttp } from './http';
 import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
 
@@ -36,7 +36,7 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
     const type = open.response.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream')) {
-      const text = await readJson(open, http.name).then((b) => JSON.stringify(b)).catch(() => '(unreadable)');
+      const text = await readText(open).catch(() => '(unreadable)');
       throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
     }
     let stopped = false;

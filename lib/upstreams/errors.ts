@@ -29,10 +29,11 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-/** Builds the GatewayError for an upstream HTTP error; `detail` is for the request log only. */
+/** Builds the GatewayError for an upstream HTTP error; `retry-after` is passed on for 429/503/529 only; `detail` is for the request log only. */
 export function upstreamError(status: number, detail: string, retryAfter?: number): GatewayError {
   const code = codeForUpstreamStatus(status);
-  const options = retryAfter === undefined ? { detail } : { detail, retryAfter };
+  const passOn = retryAfter !== undefined && (code === 'rate_limit_error' || code === 'overloaded_error');
+  const options = passOn ? { detail, retryAfter } : { detail };
   return new GatewayError(code, SAFE_MESSAGES[code], options);
 }
 

@@ -93,10 +93,12 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   async function* chunks(): AsyncGenerator<Uint8Array | string> {
     const arm = (): void => { clearTimeout(timer); timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs); };
     try {
+      // The idle timer runs only while waiting on the upstream, not while the client applies backpressure.
       arm();
       for await (const chunk of response.body ?? []) {
-        arm();
+        clearTimeout(timer);
         yield chunk;
+        arm();
       }
     } catch (err) {
       throw fail(err);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSse } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
-import { postJson, readJson, resolveHttp } from './http';
+import { postJson, readJson, readText, resolveHttp } from './http';
 import { ChatStreamTranslator } from './openai-stream';
 import { chunkError, fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
@@ -44,7 +44,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
     const type = open.response.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream')) {
-      const text = await readJson(open, http.name).then((b) => JSON.stringify(b)).catch(() => '(unreadable)');
+      const text = await readText(open).catch(() => '(unreadable)');
       throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
     }
     const translator = new ChatStreamTranslator(messageId(), request.model);

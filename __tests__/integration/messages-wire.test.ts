@@ -1,0 +1,194 @@
+/** Messages at the byte level: SSE framing, upstream failures, timeouts, disconnects, backpressure, translation. */
+import http from 'node:http';
+import request from 'supertest';
+import { flood, FLOOD_EVENTS, startAnthropicFake } from '../helpers/fake-anthropic';
+import { startOpenAIFake } from '../helpers/fake-openai';
+import { SECRET_MARKER, sleep, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { addCaller, llmModels, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let anthropic: FakeServer;
+let openai: FakeServer;
+let gw: RunningGateway;
+let key: string;
+
+const NAMES = [
+  'claude-stream', 'claude-slow', 'claude-flood', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
+  'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-status-401', 'claude-status-403', 'claude-status-400', 'claude-status-404',
+  'gpt-stream', 'gpt-json', 'gpt-slow', 'gpt-error-unwrapped', 'gpt-reset', 'gpt-length', 'gpt-status-503',
+];
+
+beforeAll(async () => {
+  anthropic = await startAnthropicFake();
+  openai = await startOpenAIFake();
+  const models = llmModels(anthropic.url, openai.url, NAMES, { firstByteMs: 300, idleMs: 300 });
+  models.push({ id: 'public-name', capability: 'llm', upstream: models[0]!.upstream, upstreamModel: 'claude-stream', pricing: PRICING, temperature: false });
+  gw = await startGateway({ models });
+  ({ key } = addCaller(gw.store));
+});
+afterAll(async () => {
+  await gw.close();
+  await Promise.all([anthropic.close(), openai.close()]);
+});
+
+const body = (model: string, extra: Record<string, unknown> = {}) => ({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }], ...extra });
+const post = (b: unknown) => request(gw.url).post('/v1/messages').set({ 'x-api-key': key, 'anthropic-version': '2023-06-01' }).send(b as object);
+const raw = (res: request.Response): string => JSON.stringify(res.headers) + (res.text ?? '');
+const frames = (text: string): Array<{ event: string; data: Record<string, unknown> }> =>
+  text.split('\n\n').filter(Boolean).map((f) => {
+    const [e, d] = f.split('\n');
+    return { event: (e ?? '').replace('event: ', ''), data: JSON.parse((d ?? '').replace('data: ', '')) as Record<string, unknown> };
+  });
+
+describe('SSE output', () => {
+  it('frames every event with an event line matching data.type, one message_start, contiguous blocks, then message_stop', async () => {
+    const res = await post(body('gpt-stream', { stream: true }));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.text).toMatch(/^event: message_start\ndata: \{"type":"message_start",/);
+    const list = frames(res.text);
+    for (const f of list) expect(f.data.type).toBe(f.event);
+    expect(list.map((f) => f.event)).toEqual([
+      'message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta',
+      'content_block_stop', 'message_delta', 'message_stop',
+    ]);
+    expect(list[0]!.data.message).toMatchObject({ content: [], stop_reason: null, usage: expect.any(Object), model: 'gpt-stream' });
+    expect(list[6]!.data).toEqual({
+      type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { input_tokens: 20, output_tokens: 12, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 },
+    });
+  });
+
+  it('passes each upstream event on as it arrives (no batching)', async () => {
+    const arrivals: number[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } }, (res) => {
+        res.on('data', (c: Buffer) => { if (c.toString().includes('text_delta')) arrivals.push(Date.now()); });
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(body('claude-slow', { stream: true })));
+    });
+    expect(arrivals.length).toBeGreaterThanOrEqual(4);
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(120); // 5 deltas, 40 ms apart upstream
+  });
+
+  it('honours backpressure: a client that stops reading stops the upstream read', async () => {
+    flood.written = 0;
+    const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } });
+    const response = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+    req.end(JSON.stringify(body('claude-flood', { stream: true })));
+    const res = await response;
+    res.pause();
+    await sleep(400);
+    const stalledAt = flood.written;
+    await sleep(200);
+    expect(flood.written).toBe(stalledAt); // nothing more is pulled while the client is not reading
+    expect(stalledAt).toBeLessThan(FLOOD_EVENTS / 2); // the rest waits upstream (kernel socket buffers hold some MiB)
+    res.resume();
+    await new Promise((r) => res.on('end', r));
+    expect(flood.written).toBe(FLOOD_EVENTS);
+  });
+});
+
+describe('upstream failures before the first byte', () => {
+  it.each([
+    ['claude-status-429', 429, 'rate_limit_error', '7'],
+    ['claude-status-500', 500, 'api_error', undefined],
+    ['claude-status-529', 529, 'overloaded_error', '7'],
+    ['claude-status-401', 500, 'api_error', undefined],
+    ['claude-status-403', 500, 'api_error', undefined],
+    ['claude-status-404', 500, 'api_error', undefined],
+    ['claude-status-400', 400, 'invalid_request_error', undefined],
+    ['gpt-status-503', 529, 'overloaded_error', '3'],
+    ['claude-html', 500, 'api_error', undefined],
+    ['claude-stall', 504, 'timeout_error', undefined],
+  ])('%s -> %i %s, in JSON and in streams, with no upstream detail', async (model, status, type, retryAfter) => {
+    for (const stream of [false, true]) {
+      const res = await post(body(model, { stream }));
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.body.error.type).toBe(type);
+      expect(res.headers['retry-after']).toBe(retryAfter);
+      expect(raw(res)).not.toContain(SECRET_MARKER);
+      expect(raw(res)).not.toContain(UPSTREAM_KEY);
+      expect(raw(res)).not.toContain('127.0.0.1');
+      const entry = await logEntry(gw.store, res.headers['request-id'] as string);
+      expect(entry).toMatchObject({ status, errorCode: type, billingStatus: 'not_billed', charge: 0 });
+      if (model !== 'claude-stall') expect(entry.detail).toMatch(model.includes('status') || model.includes('html') ? SECRET_MARKER : /./);
+    }
+  });
+});
+
+describe('upstream failures after the first byte', () => {
+  it.each([
+    ['claude-reset', 'api_error'],
+    ['claude-truncated', 'api_error'],
+    ['claude-stall-midstream', 'timeout_error'],
+    ['gpt-error-unwrapped', 'overloaded_error'],
+    ['gpt-reset', 'api_error'],
+  ])('%s ends with an error event (%s) and no message_stop', async (model, type) => {
+    const res = await post(body(model, { stream: true }));
+    expect(res.status).toBe(200);
+    const list = frames(res.text);
+    expect(list[0]!.event).toBe('message_start');
+    expect(list.at(-1)).toEqual({ event: 'error', data: { type: 'error', error: { type, message: expect.any(String) } } });
+    expect(list.some((f) => f.event === 'message_stop')).toBe(false);
+    expect(raw(res)).not.toContain(SECRET_MARKER);
+    const entry = await logEntry(gw.store, res.headers['request-id'] as string);
+    expect(entry.errorCode).toBe(type);
+  });
+});
+
+describe('client disconnect', () => {
+  it.each(['claude-slow', 'gpt-slow'])('aborts the %s upstream call promptly', async (model) => {
+    const upstream = model.startsWith('gpt') ? openai : anthropic;
+    const before = upstream.aborted.length;
+    let requestId = '';
+    const closedAt = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } }, (res) => {
+        requestId = res.headers['request-id'] as string;
+        res.once('data', () => { req.destroy(); resolve(Date.now()); });
+      });
+      req.on('error', (e) => { if (!req.destroyed) reject(e); });
+      req.end(JSON.stringify(body(model, { stream: true })));
+    });
+    const entry = await logEntry(gw.store, requestId);
+    for (let i = 0; i < 100 && upstream.aborted.length === before; i++) await sleep(5);
+    expect(upstream.aborted.length).toBe(before + 1);
+    expect(upstream.aborted.at(-1)! - closedAt).toBeLessThan(100);
+    expect(entry.detail).toMatch(/client disconnected/);
+  });
+});
+
+describe('request translation', () => {
+  it('sends the upstream model name, returns the public one, and drops temperature where the model does not take it', async () => {
+    const res = await post(body('public-name', { temperature: 0.3 }));
+    expect(res.status).toBe(200);
+    expect(res.body.model).toBe('public-name');
+    const sent = anthropic.received.at(-1)!;
+    expect(sent.body.model).toBe('claude-stream');
+    expect(sent.body).not.toHaveProperty('temperature');
+    expect(sent.headers['x-api-key']).toBe(UPSTREAM_KEY);
+    expect(sent.headers['x-api-key']).not.toBe(key);
+  });
+
+  it('translates to Chat Completions: system first, max_tokens, temperature, include_usage on streams, Bearer key', async () => {
+    await post(body('gpt-json', { system: [{ type: 'text', text: 'Be brief.' }], temperature: 0.2, metadata: { user_id: 'u1' } }));
+    const sent = openai.received.at(-1)!;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    expect(sent.body).toEqual({
+      model: 'gpt-json', max_tokens: 64, temperature: 0.2, user: 'u1',
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }],
+    });
+    await post(body('gpt-stream', { stream: true }));
+    expect(openai.received.at(-1)!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('maps finish_reason length to max_tokens and cached prompt tokens to cache reads', async () => {
+    const res = await post(body('gpt-length'));
+    expect(res.body.stop_reason).toBe('max_tokens');
+    expect(res.body.usage).toEqual({ input_tokens: 20, output_tokens: 12, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 });
+  });
+});
