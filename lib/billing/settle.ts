@@ -15,8 +15,9 @@ export interface BillingDecision {
  * - `confirmed` usage: billed at the model's price (0 for a free model);
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
- * - `units_only` (search units) or no usage on a successful answer: charged 0, needs_review;
- * - no usage on a failed request: not billed.
+ * - `units_only` (search units), or no usage although the upstream answered (a successful
+ *   answer, or a stream that had started): charged 0, needs_review;
+ * - no usage and no answer (refused or failed before the upstream answered): not billed.
  * The admission estimate never enters this function.
  */
 export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
@@ -29,8 +30,10 @@ export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision
       return { usage, charge: chargeFor(usage, price), billingStatus: 'needs_review' };
     case 'units_only':
       return { usage, charge: 0, billingStatus: 'needs_review' };
-    default:
-      return { usage, charge: 0, billingStatus: succeeded ? 'needs_review' : 'not_billed' };
+    default: {
+      const answered = succeeded || ctx.ttfbMs !== undefined;
+      return { usage, charge: 0, billingStatus: answered ? 'needs_review' : 'not_billed' };
+    }
   }
 }
 

@@ -7,11 +7,14 @@ import { createContext } from '../context';
 export interface RequestIdOptions {
   /** Response header carrying the id. Default: "request-id". */
   header?: string;
-  /** Endpoint label for the log. Default: the path below `/v1/` or `/v2/`, e.g. "messages". */
+  /** Endpoint label for the log. Default: the path segment after `/v1/` or `/v2/`, e.g. "messages". */
   endpoint?: string | ((req: Request) => string);
 }
 
-const defaultEndpoint = (req: Request): string => req.path.replace(/^\/v\d+\//, '').replace(/\/$/, '') || req.path;
+const defaultEndpoint = (req: Request): string => {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  return /\/v\d+\/([^/]+)/.exec(path)?.[1] ?? path;
+};
 
 /** Creates an id of the form `req_<32 hex>`; ids sent by clients are never trusted as the gateway's own. */
 export function newRequestId(): string {

@@ -1,0 +1,160 @@
+/** Billing on confirmed usage: exact bills, partial streams, disconnects, concurrency, the settle hook. */
+import http from 'node:http';
+import type { SettledRecord } from '../../lib';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { startOpenAIFake } from '../helpers/fake-openai';
+import { sleep, type FakeServer } from '../helpers/fake-server';
+import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let anthropic: FakeServer;
+let openai: FakeServer;
+let gw: RunningGateway;
+const settled: SettledRecord[] = [];
+let hookMode: 'ok' | 'throw' | 'hang' = 'ok';
+
+// One minor unit per input token and two per output token make bills easy to read.
+const PRICE = { input: 1_000_000, output: 2_000_000 };
+const NAMES = ['claude-json', 'claude-stream', 'claude-midstream-error', 'claude-slow', 'gpt-json', 'gpt-stream', 'gpt-error-wrapped', 'gpt-slow', 'gpt-nousage', 'claude-status-500'];
+
+beforeAll(async () => {
+  anthropic = await startAnthropicFake();
+  openai = await startOpenAIFake();
+  gw = await startGateway({
+    models: llmModels(anthropic.url, openai.url, NAMES).map((m) => ({ ...m, pricing: PRICE })),
+    onSettled: (record) => {
+      settled.push(record);
+      if (hookMode === 'throw') throw new Error('hook failed');
+      if (hookMode === 'hang') return new Promise(() => undefined);
+      return undefined;
+    },
+  });
+});
+afterAll(async () => {
+  await gw.close();
+  await Promise.all([anthropic.close(), openai.close()]);
+});
+
+const BALANCE = 100_000;
+async function call(key: string, model: string, stream = false): Promise<{ status: number; requestId: string; text: string }> {
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  return { status: res.status, requestId: res.headers.get('request-id') as string, text: await res.text() };
+}
+
+describe('the bill is price x confirmed usage, never the estimate', () => {
+  // The estimate of every call here is 10 input + 64 output tokens (a hold of 138).
+  it.each([
+    ['claude-json', false, 25 + 2 * 15],
+    ['claude-stream', true, 25 + 2 * 15],
+    ['gpt-json', false, 20 + 10 + 2 * 12],
+    ['gpt-stream', true, 20 + 10 + 2 * 12],
+  ])('%s (stream: %s) is charged %i', async (model, stream, charge) => {
+    const { key, id } = addCaller(gw.store, { balance: BALANCE });
+    const res = await call(key, model, stream);
+    expect(res.status).toBe(200);
+    const entry = await logEntry(gw.store, res.requestId);
+    expect(entry).toMatchObject({ charge, billingStatus: 'billed', usage: { provenance: 'confirmed' } });
+    expect(gw.store.getBalance(id)).toBe(BALANCE - charge);
+    expect(gw.store.held(id)).toBe(0);
+    expect(gw.store.getSettlement(res.requestId)).toMatchObject({ charge, billingStatus: 'billed' });
+  });
+});
+
+describe('streams that end without their final usage', () => {
+  it.each([
+    ['claude-midstream-error', 25 + 2 * 1], // message_start confirmed 25 input, 1 output
+    ['gpt-error-wrapped', 0], // nothing was confirmed before the failure
+  ])('%s: charges only the confirmed part (%i), releases the hold, marks needs_review', async (model, charge) => {
+    const { key, id } = addCaller(gw.store, { balance: BALANCE });
+    const res = await call(key, model, true);
+    const entry = await logEntry(gw.store, res.requestId);
+    expect(entry).toMatchObject({ charge, billingStatus: 'needs_review' });
+    expect(entry.usage?.provenance).toBe(charge > 0 ? 'partial' : 'none');
+    expect(gw.store.getBalance(id)).toBe(BALANCE - charge);
+    expect(gw.store.held(id)).toBe(0);
+    expect(gw.store.getReviews().map((r) => r.requestId)).toContain(res.requestId);
+  });
+
+  it.each([['claude-slow', 25 + 2], ['gpt-slow', 0]])('a client that disconnects from %s is charged the confirmed part only (%i)', async (model, charge) => {
+    const { key, id } = addCaller(gw.store, { balance: BALANCE });
+    const requestId = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } }, (res) => {
+        res.once('data', () => { req.destroy(); resolve(res.headers['request-id'] as string); });
+      });
+      req.on('error', (e) => { if (!req.destroyed) reject(e); });
+      req.end(JSON.stringify({ model, max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }));
+    });
+    const entry = await logEntry(gw.store, requestId);
+    expect(entry).toMatchObject({ charge, billingStatus: 'needs_review' });
+    expect(gw.store.getBalance(id)).toBe(BALANCE - charge);
+    expect(gw.store.held(id)).toBe(0);
+  });
+
+  it('an upstream answer with no usage is flagged for review, not billed as zero silently', async () => {
+    const { key } = addCaller(gw.store, { balance: BALANCE });
+    const res = await call(key, 'gpt-nousage');
+    expect(await logEntry(gw.store, res.requestId)).toMatchObject({ charge: 0, billingStatus: 'needs_review', usage: { provenance: 'none' } });
+  });
+
+  it('an upstream failure before any answer is not billed and leaves no hold', async () => {
+    const { key, id } = addCaller(gw.store, { balance: BALANCE });
+    const res = await call(key, 'claude-status-500');
+    expect(await logEntry(gw.store, res.requestId)).toMatchObject({ charge: 0, billingStatus: 'not_billed' });
+    expect(gw.store.getBalance(id)).toBe(BALANCE);
+    expect(gw.store.held(id)).toBe(0);
+  });
+});
+
+describe('admission', () => {
+  it('refuses with 402 when the balance cannot cover the estimate, without calling upstream', async () => {
+    const { key } = addCaller(gw.store, { balance: 100 }); // hold needed: 138
+    const before = anthropic.calls;
+    const res = await call(key, 'claude-json');
+    expect(res.status).toBe(402);
+    expect(JSON.parse(res.text).error.type).toBe('billing_error');
+    expect(anthropic.calls).toBe(before);
+    expect(await logEntry(gw.store, res.requestId)).toMatchObject({ status: 402, errorCode: 'billing_error', billingStatus: 'not_billed' });
+  });
+
+  it('200 concurrent requests against a balance for about 50: no overspend, every cent and log line accounted for', async () => {
+    const charge = 25 + 2 * 15;
+    const start = 50 * charge;
+    const { key, id } = addCaller(gw.store, { balance: start });
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => call(key, i % 2 ? 'claude-stream' : 'claude-json', i % 2 === 1)));
+    const served = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 402);
+    expect(served.length + refused.length).toBe(200);
+    expect(served.length).toBeGreaterThan(0);
+    expect(served.length).toBeLessThanOrEqual(50);
+    const entries = await Promise.all(results.map((r) => logEntry(gw.store, r.requestId)));
+    const log = gw.store.getLog();
+    for (const r of results) expect(log.filter((e) => e.requestId === r.requestId)).toHaveLength(1);
+    const charged = entries.reduce((sum, e) => sum + e.charge, 0);
+    expect(charged).toBe(served.length * charge);
+    expect(gw.store.getBalance(id)).toBe(start - charged);
+    expect(gw.store.getBalance(id)).toBeGreaterThanOrEqual(0); // the documented bound: holds >= confirmed cost here
+    expect(gw.store.held(id)).toBe(0);
+    const ledger = gw.store.getLedger().filter((row) => row.callerId === id).reduce((sum, row) => sum + row.amount, 0);
+    expect(ledger).toBe(gw.store.getBalance(id));
+  });
+});
+
+describe('the settle hook', () => {
+  it('sees every settled request, and a hook that throws or hangs changes nothing', async () => {
+    for (const mode of ['ok', 'throw', 'hang'] as const) {
+      hookMode = mode;
+      const { key, id } = addCaller(gw.store, { balance: BALANCE });
+      const res = await call(key, 'claude-json');
+      expect(res.status).toBe(200);
+      await logEntry(gw.store, res.requestId);
+      for (let i = 0; i < 100 && !settled.some((r) => r.settlement.requestId === res.requestId); i++) await sleep(5);
+      const record = settled.find((r) => r.settlement.requestId === res.requestId);
+      expect(record?.settlement).toMatchObject({ callerId: id, charge: 55, billingStatus: 'billed', model: 'claude-json' });
+      expect(gw.store.getBalance(id)).toBe(BALANCE - 55);
+    }
+    hookMode = 'ok';
+  });
+});

@@ -1,0 +1,91 @@
+/** Per-caller rpm, tpm and concurrency: each refuses with 429 + retry-after and recovers after its window. */
+import { randomBytes } from 'node:crypto';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { sleep, type FakeServer } from '../helpers/fake-server';
+import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let upstream: FakeServer;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startAnthropicFake();
+  gw = await startGateway({
+    models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']),
+    limits: { windowSec: 1, keyPrefix: `test-${randomBytes(4).toString('hex')}` },
+  });
+});
+afterAll(async () => {
+  await gw.close();
+  await upstream.close();
+});
+
+async function call(key: string, model = 'claude-json', maxTokens = 64): Promise<{ status: number; retryAfter: string | null; requestId: string; body: string }> {
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: maxTokens, stream: model === 'claude-slow', messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  const out = { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('request-id') as string, body: await res.text() };
+  await logEntry(gw.store, out.requestId); // settled, so corrections are applied
+  return out;
+}
+
+it('rpm: the 4th request in a window is refused with 429 and retry-after, and passes after the window', async () => {
+  const { key } = addCaller(gw.store, { limits: { rpm: 3 } });
+  for (let i = 0; i < 3; i++) expect((await call(key)).status).toBe(200);
+  const refused = await call(key);
+  expect(refused.status).toBe(429);
+  expect(JSON.parse(refused.body).error).toEqual({ type: 'rate_limit_error', message: expect.stringMatching(/\(rpm\)/) });
+  expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(await logEntry(gw.store, refused.requestId)).toMatchObject({ status: 429, errorCode: 'rate_limit_error' });
+  await sleep(1100);
+  expect((await call(key)).status).toBe(200);
+});
+
+it('tpm: counted from the estimate at admission and corrected to the confirmed usage at settle', async () => {
+  // Each call is estimated at 10 + 64 = 74 tokens and confirmed at 25 + 15 = 40.
+  const { key } = addCaller(gw.store, { limits: { tpm: 200 } });
+  expect((await call(key)).status).toBe(200); // 74 counted, corrected to 40
+  expect((await call(key)).status).toBe(200); // 40 + 74 -> 80
+  expect((await call(key)).status).toBe(200); // 80 + 74 = 154 fits only because of the corrections
+  expect((await call(key)).status).toBe(200); // 120 + 74 = 194 fits; one more does not
+  const over = await call(key);
+  expect(over.status).toBe(429);
+  expect(JSON.parse(over.body).error.message).toMatch(/\(tpm\)/);
+  const tooBig = await call(key, 'claude-json', 500);
+  expect(tooBig.status).toBe(429);
+  expect(JSON.parse(tooBig.body).error.message).toMatch(/more than the limit of 200 tokens per minute/);
+  await sleep(1100);
+  expect((await call(key)).status).toBe(200);
+});
+
+it('concurrency: a third request while two are in flight is refused, and passes once they end', async () => {
+  const { key } = addCaller(gw.store, { limits: { concurrency: 2 } });
+  const inFlight = [call(key, 'claude-slow'), call(key, 'claude-slow')];
+  await sleep(60);
+  const refused = await call(key);
+  expect(refused.status).toBe(429);
+  expect(refused.retryAfter).toBe('1');
+  expect(JSON.parse(refused.body).error.message).toMatch(/\(concurrency\)/);
+  expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual([200, 200]);
+  expect((await call(key)).status).toBe(200);
+});
+
+it('defaults apply to every caller and a caller can override them', async () => {
+  const shared = await startGateway({
+    models: llmModels(upstream.url, upstream.url, ['claude-json']),
+    limits: { windowSec: 1, keyPrefix: `test-${randomBytes(4).toString('hex')}`, defaults: { rpm: 1 } },
+  });
+  try {
+    const a = addCaller(shared.store);
+    const b = addCaller(shared.store, { limits: { rpm: 2 } });
+    const hit = (key: string) => fetch(`${shared.url}/v1/messages`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-json', max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
+    }).then((r) => r.status);
+    expect([await hit(a.key), await hit(a.key)]).toEqual([200, 429]);
+    expect([await hit(b.key), await hit(b.key), await hit(b.key)]).toEqual([200, 200, 429]);
+  } finally {
+    await shared.close();
+  }
+});
