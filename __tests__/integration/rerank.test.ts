@@ -1,0 +1,140 @@
+/** POST /v1/rerank and /v2/rerank: every provider format, one answer shape, token-first billing, review flags. */
+import { CohereClient, CohereClientV2 } from 'cohere-ai';
+import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../../lib';
+import type { ModelEntry } from '../../lib';
+import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { score, startRerankFake } from '../helpers/fake-rerank';
+import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+
+const fakes: Record<string, FakeServer> = {};
+let gw: RunningGateway;
+const PRICE = { input: 1_000_000 }; // one minor unit per input token
+const DOCS = ['alpha', 'bravo', 'charlie', 'delta'];
+const ORDER = [1, 3, 2, 0]; // by score: 0.9, 0.7, 0.5, 0.2
+
+beforeAll(async () => {
+  for (const f of ['cohere', 'jina', 'voyage', 'tei'] as const) fakes[f] = await startRerankFake(f);
+  const opts = (f: string) => ({ baseURL: fakes[f]!.url, apiKey: UPSTREAM_KEY });
+  const entry = (id: string, upstream: ModelEntry['upstream'], upstreamModel = id): ModelEntry => ({ id, capability: 'rerank', upstream, upstreamModel, pricing: PRICE });
+  gw = await startGateway({
+    models: [
+      entry('cohere-units', cohereAdapter(opts('cohere'))),
+      entry('cohere-tokens', cohereAdapter(opts('cohere'))),
+      entry('cohere-meta-tokens', cohereAdapter(opts('cohere'))),
+      entry('cohere-v1-units', cohereAdapter({ ...opts('cohere'), apiVersion: 'v1' })),
+      entry('jina', jinaAdapter(opts('jina')), 'jina-reranker-v2'),
+      entry('voyage', voyageAdapter(opts('voyage')), 'rerank-2'),
+      entry('tei', teiAdapter(opts('tei'))),
+      entry('cohere-status-500', cohereAdapter(opts('cohere'))),
+      entry('cohere-status-429', cohereAdapter(opts('cohere'))),
+      entry('cohere-status-401', cohereAdapter(opts('cohere'))),
+      entry('cohere-bad-index', cohereAdapter(opts('cohere'))),
+    ],
+  });
+});
+afterAll(async () => {
+  await gw.close();
+  await Promise.all(Object.values(fakes).map((f) => f.close()));
+});
+
+async function rerank(key: string, body: Record<string, unknown>, path = '/v1/rerank'): Promise<{ status: number; body: Record<string, unknown>; text: string; requestId: string }> {
+  const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, text: text + JSON.stringify([...res.headers]), requestId: res.headers.get('request-id') as string };
+}
+
+describe.each([
+  ['cohere-tokens', 'cohere', 'billed', 42, 1], // tokens win; the units are kept as reported
+  ['cohere-meta-tokens', 'cohere', 'billed', 40, 1],
+  ['jina', 'jina', 'billed', 33, null],
+  ['voyage', 'voyage', 'billed', 31, null],
+  ['cohere-units', 'cohere', 'needs_review', null, 1],
+  ['cohere-v1-units', 'cohere', 'needs_review', null, 1],
+  ['tei', 'tei', 'needs_review', null, null],
+] as const)('%s', (model, fake, billing, tokens, units) => {
+  it('ranks by relevance, one answer shape, billed on confirmed tokens or flagged for review', async () => {
+    const { key, id } = addCaller(gw.store, { balance: 1000 });
+    const res = await rerank(key, { model, query: 'which one', documents: DOCS, user: 'end-user-7' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: res.requestId, model, results: ORDER.map((index) => ({ index, relevance_score: score(index) })),
+      usage: { input_tokens: tokens, search_units: units },
+      meta: { api_version: { version: '1' }, billed_units: { ...(tokens === null ? {} : { input_tokens: tokens }), ...(units === null ? {} : { search_units: units }) } },
+    });
+    const entry = await logEntry(gw.store, res.requestId);
+    expect(entry).toMatchObject({ endpoint: 'rerank', billingStatus: billing, charge: tokens ?? 0, user: 'end-user-7', model });
+    expect(gw.store.getBalance(id)).toBe(1000 - (tokens ?? 0));
+    expect(gw.store.held(id)).toBe(0);
+    const review = gw.store.getReviews().find((r) => r.requestId === res.requestId);
+    if (billing === 'needs_review') expect(review).toMatchObject({ callerId: id, model, charge: 0, usage: { searchUnits: units ?? 0 } });
+    else expect(review).toBeUndefined();
+    const sent = fakes[fake]!.received.at(-1)!;
+    expect(sent.headers.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+  });
+});
+
+describe('request mapping per provider', () => {
+  it('sends each provider its own field names', async () => {
+    const { key } = addCaller(gw.store);
+    await rerank(key, { model: 'voyage', query: 'q', documents: DOCS, top_n: 2 });
+    expect(fakes.voyage!.received.at(-1)!.body).toEqual({ model: 'rerank-2', query: 'q', documents: DOCS, top_k: 2, return_documents: false });
+    await rerank(key, { model: 'tei', query: 'q', documents: DOCS, top_n: 2 });
+    expect(fakes.tei!.received.at(-1)).toMatchObject({ path: '/rerank', body: { query: 'q', texts: DOCS, raw_scores: false, return_text: false } });
+    await rerank(key, { model: 'jina', query: 'q', documents: DOCS, top_n: 2 });
+    expect(fakes.jina!.received.at(-1)!.body).toEqual({ model: 'jina-reranker-v2', query: 'q', documents: DOCS, top_n: 2, return_documents: false });
+    await rerank(key, { model: 'cohere-units', query: 'q', documents: DOCS, max_tokens_per_doc: 100 });
+    expect(fakes.cohere!.received.at(-1)).toMatchObject({ path: '/v2/rerank', body: { model: 'cohere-units', query: 'q', documents: DOCS, max_tokens_per_doc: 100 } });
+  });
+});
+
+describe('top_n and return_documents', () => {
+  it('top_n keeps the best n; larger than the documents returns them all', async () => {
+    const { key } = addCaller(gw.store);
+    const two = await rerank(key, { model: 'jina', query: 'q', documents: DOCS, top_n: 2 });
+    expect((two.body.results as Array<{ index: number }>).map((r) => r.index)).toEqual([1, 3]);
+    const many = await rerank(key, { model: 'voyage', query: 'q', documents: DOCS, top_n: 50 });
+    expect((many.body.results as unknown[]).length).toBe(4);
+  });
+
+  it('document {text} is present only with return_documents: true, taken from the caller documents', async () => {
+    const { key } = addCaller(gw.store);
+    const withDocs = await rerank(key, { model: 'jina', query: 'q', documents: DOCS, return_documents: true });
+    expect(withDocs.body.results).toEqual(ORDER.map((index) => ({ index, relevance_score: score(index), document: { text: DOCS[index] } })));
+    const without = await rerank(key, { model: 'jina', query: 'q', documents: DOCS, return_documents: false });
+    for (const r of without.body.results as Array<Record<string, unknown>>) expect(r).not.toHaveProperty('document');
+  });
+});
+
+describe('upstream errors', () => {
+  it.each([
+    ['cohere-status-500', 500, 'api_error'],
+    ['cohere-status-429', 429, 'rate_limit_error'],
+    ['cohere-status-401', 500, 'api_error'],
+    ['cohere-bad-index', 500, 'api_error'],
+  ])('%s -> %i %s, no upstream detail, hold released, not billed', async (model, status, type) => {
+    const { key, id } = addCaller(gw.store, { balance: 1000 });
+    const res = await rerank(key, { model, query: 'q', documents: DOCS });
+    expect(res.status).toBe(status);
+    expect((res.body.error as { type: string }).type).toBe(type);
+    expect(res.text).not.toContain(SECRET_MARKER);
+    expect(res.text).not.toContain(UPSTREAM_KEY);
+    expect(await logEntry(gw.store, res.requestId)).toMatchObject({ status, errorCode: type });
+    expect(gw.store.held(id)).toBe(0);
+    expect(gw.store.getBalance(id)).toBe(1000);
+  });
+});
+
+describe('the official cohere-ai SDK as a client', () => {
+  it('v1 client (/v1/rerank) and v2 client (/v2/rerank) both work unchanged', async () => {
+    const { key } = addCaller(gw.store);
+    const v1 = new CohereClient({ token: key, environment: gw.url, maxRetries: 0 } as never);
+    const r1 = await v1.rerank({ model: 'cohere-tokens', query: 'q', documents: DOCS, topN: 3, returnDocuments: true });
+    expect(r1.results.map((r) => [r.index, r.relevanceScore, r.document?.text])).toEqual(ORDER.slice(0, 3).map((i) => [i, score(i), DOCS[i]]));
+    expect(r1.meta?.billedUnits?.inputTokens).toBe(42);
+    const v2 = new CohereClientV2({ token: key, environment: gw.url, maxRetries: 0 } as never);
+    const r2 = await v2.rerank({ model: 'cohere-units', query: 'q', documents: DOCS, topN: 2 });
+    expect(r2.results.map((r) => [r.index, r.relevanceScore])).toEqual([[1, 0.9], [3, 0.7]]);
+    expect(r2.meta?.apiVersion?.version).toBe('2');
+    expect(r2.meta?.billedUnits?.searchUnits).toBe(1);
+  });
+});
