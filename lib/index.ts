@@ -22,6 +22,8 @@ export { defaultEstimator } from './billing/estimate';
 export { chargeFor } from './billing/pricing';
 export { DurableWriter } from './billing/durable';
 export { MemoryStore } from './stores/memory-store';
+export { PostgresStore } from './stores/postgres-store';
+export { migrate } from './stores/migrate';
 export { hashKey } from './stores/hash';
 export { anthropicAdapter } from './upstreams/anthropic';
 export { openaiChatAdapter } from './upstreams/openai-chat';
@@ -49,6 +51,8 @@ export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, LedgerRow, ReviewRecord } from './stores/memory-store';
+export type { PostgresStoreOptions } from './stores/postgres-store';
+export type { PgPoolLike, PgQueryable } from './stores/migrate';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,
 } from './stores/types';

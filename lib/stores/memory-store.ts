@@ -39,6 +39,7 @@ export class MemoryStore implements GatewayStore {
   private readonly settled = new Map<string, Settlement>();
   private readonly ledger: LedgerRow[] = [];
   private readonly log: RequestLogEntry[] = [];
+  private readonly logged = new Set<string>();
   private readonly reviews: ReviewRecord[] = [];
 
   /** Adds (or replaces) a key; only its SHA-256 digest is kept. */
@@ -84,7 +85,22 @@ export class MemoryStore implements GatewayStore {
   }
 
   appendLog(entry: RequestLogEntry): void {
+    if (this.logged.has(entry.requestId)) return; // one entry per request id, as in PostgresStore
+    this.logged.add(entry.requestId);
     this.log.push(entry);
+  }
+
+  /** Drops expired holds (they already stopped counting); returns how many. */
+  sweepExpiredHolds(now = Date.now()): number {
+    let n = 0;
+    for (const [id, hold] of this.holds) if (hold.expiresAt <= now && this.holds.delete(id)) n++;
+    return n;
+  }
+
+  /** Balance, live holds and the ledger sum of a caller (balance always equals the ledger sum). */
+  getAccount(callerId: string): { balance: number; held: number; ledger: number } {
+    const ledger = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
+    return { balance: this.getBalance(callerId), held: this.held(callerId), ledger };
   }
 
   /** Balance in minor units (holds not subtracted). */

@@ -1,0 +1,139 @@
+/** The same contract, run against MemoryStore and PostgresStore (real PostgreSQL, own schema). */
+import { randomBytes } from 'node:crypto';
+import { hashKey, MemoryStore, PostgresStore } from '../../lib';
+import type { GatewayStore, RequestLogEntry, Settlement, Usage } from '../../lib';
+import { pgStore } from '../helpers/services';
+
+type Account = { balance: number; held: number; ledger: number };
+type ContractStore = GatewayStore & {
+  addKey(key: string, caller: { id: string; balance?: number; models?: string[]; disabled?: boolean }): unknown;
+  getAccount(id: string): Account | Promise<Account>;
+  sweepExpiredHolds(): unknown;
+};
+
+const usage = (input = 10): Usage => ({ inputTokens: input, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' });
+const rid = (): string => `req_${randomBytes(8).toString('hex')}`;
+const later = (): number => Date.now() + 60_000;
+const settlement = (requestId: string, callerId: string, charge: number, billingStatus: Settlement['billingStatus'] = 'billed'): Settlement =>
+  ({ requestId, callerId, model: 'm', endpoint: 'messages', charge, billingStatus, usage: usage() });
+
+let drop: (() => Promise<void>) | undefined;
+const stores: Array<[string, () => Promise<ContractStore>]> = [
+  ['MemoryStore', async () => new MemoryStore()],
+  ['PostgresStore', async () => {
+    const made = await pgStore();
+    drop = made.drop;
+    return made.store;
+  }],
+];
+afterAll(async () => drop?.());
+
+describe.each(stores)('%s', (_name, make) => {
+  let store: ContractStore;
+  beforeAll(async () => { store = await make(); });
+
+  async function caller(balance: number, extra: { models?: string[]; disabled?: boolean } = {}): Promise<string> {
+    const id = `c_${randomBytes(6).toString('hex')}`;
+    await store.addKey(`key-${id}`, { id, balance, ...extra });
+    return id;
+  }
+
+  it('finds a caller by key digest only, with its allow-list and disabled flag', async () => {
+    const id = await caller(0, { models: ['a', 'b'], disabled: true });
+    expect(await store.findCaller(hashKey(`key-${id}`))).toMatchObject({ id, models: ['a', 'b'], disabled: true });
+    expect(await store.findCaller(hashKey('nope'))).toBeUndefined();
+    expect(await store.findCaller(`key-${id}`)).toBeUndefined(); // the clear key is not a lookup key
+  });
+
+  it('reserve is a check-and-hold on balance minus live holds', async () => {
+    const id = await caller(100);
+    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: true });
+    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: false, available: 40 });
+    expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 60 });
+  });
+
+  it('concurrent reserves never hold more than the balance', async () => {
+    const id = await caller(200);
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.reserve({ callerId: id, requestId: rid(), amount: 10, expiresAt: later() })));
+    expect(results.filter((r) => r.ok)).toHaveLength(20);
+    expect((await store.getAccount(id)).held).toBe(200);
+  });
+
+  it('settle charges once per request id, releases the hold, and a repeat (even concurrent) is a no-op', async () => {
+    const id = await caller(1000);
+    const requestId = rid();
+    await store.reserve({ callerId: id, requestId, amount: 300, expiresAt: later() });
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.settle(settlement(requestId, id, 120))));
+    expect(outcomes.filter((o) => o.applied)).toHaveLength(1);
+    expect(await store.getAccount(id)).toEqual({ balance: 880, held: 0, ledger: 880 });
+  });
+
+  it('a needs_review settlement charges only its charge and keeps a review record', async () => {
+    const id = await caller(1000);
+    const requestId = rid();
+    await store.reserve({ callerId: id, requestId, amount: 300, expiresAt: later() });
+    expect(await store.settle(settlement(requestId, id, 0, 'needs_review'))).toEqual({ applied: true });
+    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+    if (store instanceof MemoryStore) expect(store.getReviews().map((r) => r.requestId)).toContain(requestId);
+    if (store instanceof PostgresStore) {
+      const pool = (store as unknown as { pool: { query(q: string, v: unknown[]): Promise<{ rows: unknown[] }> } }).pool;
+      const { rows } = await pool.query(`SELECT caller_id, model FROM ${store.schema}.reviews WHERE request_id = $1`, [requestId]);
+      expect(rows).toEqual([{ caller_id: id, model: 'm' }]);
+    }
+  });
+
+  it('release frees a hold without charging; expired holds stop counting and are swept', async () => {
+    const id = await caller(100);
+    const a = rid();
+    await store.reserve({ callerId: id, requestId: a, amount: 70, expiresAt: later() });
+    await store.release(a);
+    expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 0 });
+    await store.reserve({ callerId: id, requestId: rid(), amount: 100, expiresAt: Date.now() + 50 });
+    await new Promise((r) => setTimeout(r, 80));
+    await store.sweepExpiredHolds();
+    expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 0 });
+    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 100, expiresAt: later() })).toEqual({ ok: true });
+  });
+
+  it('a settle after the hold expired and was swept still charges exactly once', async () => {
+    const id = await caller(100);
+    const requestId = rid();
+    await store.reserve({ callerId: id, requestId, amount: 50, expiresAt: Date.now() + 20 });
+    await new Promise((r) => setTimeout(r, 40));
+    await store.sweepExpiredHolds();
+    await store.settle(settlement(requestId, id, 30));
+    await store.settle(settlement(requestId, id, 30));
+    expect(await store.getAccount(id)).toEqual({ balance: 70, held: 0, ledger: 70 });
+  });
+
+  it('appends one log entry per request id, whatever the retries', async () => {
+    const requestId = rid();
+    const entry: RequestLogEntry = {
+      requestId, callerId: 'c', endpoint: 'messages', model: 'm', stream: true, status: 200, errorCode: null, usage: usage(),
+      charge: 3, billingStatus: 'billed', startedAt: Date.now(), durationMs: 1.5, ttfbMs: 0.7, upstream: 'fake', detail: null, user: 'u',
+    };
+    await store.appendLog(entry);
+    await store.appendLog(entry);
+    if (store instanceof MemoryStore) expect(store.getLog().filter((e) => e.requestId === requestId)).toHaveLength(1);
+    if (store instanceof PostgresStore) {
+      const pool = (store as unknown as { pool: { query(q: string, v: unknown[]): Promise<{ rows: unknown[] }> } }).pool;
+      const { rows } = await pool.query(`SELECT status, charge, end_user FROM ${store.schema}.request_log WHERE request_id = $1`, [requestId]);
+      expect(rows).toEqual([{ status: 200, charge: '3', end_user: 'u' }]);
+    }
+  });
+});
+
+it('migrate() runs once when several instances start at once, and is idempotent after', async () => {
+  const made = await pgStore();
+  try {
+    const fresh = `${made.schema}_b`;
+    const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
+    const first = await Promise.all(instances.map((s) => s.migrate()));
+    expect(first.flat()).toEqual([1]);
+    expect(await instances[0]!.migrate()).toEqual([]);
+    await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
+  } finally {
+    await made.drop();
+  }
+  expect(() => new PostgresStore({ pool: made.pool, schema: 'Bad-Name' })).toThrow(/option "schema" must be a lower-case SQL identifier/);
+});

@@ -1,0 +1,53 @@
+/** migrate(): applies the shipped SQL files in order, once, under an advisory lock (safe from several instances). */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The part of a pg Pool the store uses. */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+}
+
+/** A pg Pool (or anything that lends clients for transactions). */
+export interface PgPoolLike extends PgQueryable {
+  connect(): Promise<PgQueryable & { release(err?: boolean | Error): void }>;
+}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Checks a schema name: lower-case SQL identifier. */
+export function checkSchemaName(schema: string): string {
+  if (!IDENTIFIER.test(schema)) throw new TypeError(`PostgresStore: option "schema" must be a lower-case SQL identifier like "model_gateway" (got ${JSON.stringify(schema)}).`);
+  return schema;
+}
+
+/** Folder of the shipped SQL files (copied next to the compiled code by the build). */
+export const SQL_DIR = path.join(__dirname, 'sql');
+
+/** Applies every SQL file not applied yet to `schema`; returns the versions applied now. */
+export async function migrate(pool: PgPoolLike, schema = 'model_gateway'): Promise<number[]> {
+  checkSchemaName(schema);
+  const files = readdirSync(SQL_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`model-gateway:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query(`SELECT version FROM ${schema}.migrations`)).rows.map((r) => Number(r.version)));
+    for (const file of files) {
+      const version = Number(file.split('_')[0]);
+      if (done.has(version)) continue;
+      await client.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', schema));
+      await client.query(`INSERT INTO ${schema}.migrations (version) VALUES ($1)`, [version]);
+      applied.push(version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
