@@ -4,6 +4,7 @@ import type { TokenEstimate } from './billing/estimate';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
 import type { Caller, ModelEntry } from './types';
+import type { UpstreamAttempt } from './upstreams/types';
 
 /** State of one request as it goes through the pipeline. */
 export interface GatewayContext {
@@ -24,6 +25,8 @@ export interface GatewayContext {
   hold?: number;
   readonly usage: UsageTracker;
   upstream?: string;
+  /** Upstream attempts made by failover(), in order. */
+  readonly attempts: UpstreamAttempt[];
   errorCode?: ErrorCode;
   /** Private diagnosis for the log. */
   detail?: string;
@@ -48,7 +51,7 @@ declare global {
 export function createContext(requestId: string, endpoint: string): GatewayContext {
   return {
     requestId, endpoint, stream: false, startedAt: Date.now(), startedHr: performance.now(),
-    usage: new UsageTracker(), finalizers: [],
+    usage: new UsageTracker(), finalizers: [], attempts: [],
   };
 }
 

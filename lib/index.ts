@@ -15,6 +15,7 @@ export { proxyRerank } from './middleware/proxy-rerank';
 export { listModels } from './middleware/list-models';
 export { notFound } from './middleware/not-found';
 export { errorHandler } from './middleware/error-handler';
+export { gracefulShutdown } from './middleware/graceful-shutdown';
 export { gatewayContext } from './context';
 export { createCatalog } from './catalog';
 export { GatewayError, ERROR_STATUS, errorBody } from './errors';
@@ -29,6 +30,7 @@ export { anthropicAdapter } from './upstreams/anthropic';
 export { openaiChatAdapter } from './upstreams/openai-chat';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/rerank-providers';
 export { upstreamError } from './upstreams/errors';
+export { failover } from './upstreams/failover';
 export { localStandIn } from './upstreams/local-stand-in';
 
 export type { GatewayRouter } from './router';
@@ -44,6 +46,7 @@ export type { LimitsOptions } from './middleware/limits';
 export type { ReserveOptions } from './middleware/reserve';
 export type { RerankResponse } from './middleware/proxy-rerank';
 export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
+export type { ShutdownGate } from './middleware/graceful-shutdown';
 export type { GatewayContext } from './context';
 export type { Catalog } from './catalog';
 export type { ErrorCode, ErrorBody, GatewayErrorOptions } from './errors';
@@ -60,8 +63,9 @@ export type { AnthropicAdapterOptions } from './upstreams/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/openai-chat';
 export type { MaxTokensField } from './upstreams/openai-translate';
 export type { CohereAdapterOptions } from './upstreams/rerank-providers';
+export type { FailoverOptions } from './upstreams/failover';
 export type {
-  FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
+  FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
   Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, ModelEntry, Pricing, RerankRequest, RerankResult, StreamEvent, TextBlock, Usage, UsageProvenance,

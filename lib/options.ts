@@ -31,6 +31,10 @@ export interface GatewayOptions {
   rerank?: RerankBounds;
   /** Answer unknown paths under /v1 and /v2 with 404 `not_found_error`. Default: true. */
   notFound?: boolean;
+  /** Longest wait for a key lookup or a reserve, in ms. Default: 5000. */
+  storeTimeoutMs?: number;
+  /** Admit requests without a hold when the balance store fails (see reserve()). Default: false (fail closed). */
+  failOpen?: boolean;
 }
 
 /** The resolved, frozen configuration the router is built from. */
@@ -45,6 +49,8 @@ export interface ResolvedConfig {
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
   readonly rerank: Readonly<RerankBounds>;
   readonly notFound: boolean;
+  readonly storeTimeoutMs: number;
+  readonly failOpen: boolean;
   readonly writer: DurableWriter;
 }
 
@@ -76,6 +82,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     onSettled: options.onSettled,
     rerank: Object.freeze({ ...options.rerank }),
     notFound: options.notFound ?? true,
+    storeTimeoutMs: options.storeTimeoutMs ?? 5000,
+    failOpen: options.failOpen === true,
     writer: new DurableWriter(),
   });
 }

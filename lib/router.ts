@@ -4,6 +4,7 @@ import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
 import { compatVersion } from './middleware/compat-version';
 import { errorHandler } from './middleware/error-handler';
+import { gracefulShutdown } from './middleware/graceful-shutdown';
 import { jsonBody } from './middleware/json-body';
 import { limits } from './middleware/limits';
 import { listModels } from './middleware/list-models';
@@ -16,8 +17,15 @@ import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { resolveOptions, type GatewayOptions } from './options';
 
-/** The router, plus `close()`: waits until every pending settle and log write is stored. */
-export type GatewayRouter = Router & { close(): Promise<void> };
+/** The router, plus `close()`: graceful shutdown. */
+export type GatewayRouter = Router & {
+  /**
+   * Stops accepting requests (529, retried by the SDKs), lets those in flight finish for up to
+   * `graceMs` (default 10000), ends the rest (streams with an `error` event), then waits until
+   * every settle and log write is stored.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+};
 
 /**
  * Builds the gateway: `POST /v1/messages`, `POST /v1/rerank` (and `/v2/rerank`),
@@ -30,20 +38,25 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const router = express.Router() as GatewayRouter;
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;
+  const gate = gracefulShutdown();
+  const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
   const admission = [
     limits(config.limits),
-    reserve({ store, holdTtlMs: config.holdTtlMs, ...(estimator ? { estimator } : {}) }),
+    reserve({ store, holdTtlMs: config.holdTtlMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) }),
   ];
 
-  router.use(paths, requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }));
-  router.post('/v1/messages', jsonBody({ limit: config.bodyLimit }), authenticate({ store }),
+  router.use(paths, requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }), gate);
+  router.post('/v1/messages', jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages'),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages());
-  router.post(['/v1/rerank', '/v2/rerank'], jsonBody({ limit: config.bodyLimit }), authenticate({ store }),
+  router.post(['/v1/rerank', '/v2/rerank'], jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank());
-  router.get(['/v1/models', '/v1/models/:id'], authenticate({ store }), listModels({ models }));
+  router.get(['/v1/models', '/v1/models/:id'], auth, listModels({ models }));
   if (config.notFound) router.use(paths, notFound());
   router.use(paths, errorHandler());
-  router.close = () => config.writer.flush();
+  router.close = async ({ graceMs = 10_000 } = {}) => {
+    await gate.drain(graceMs);
+    await config.writer.flush();
+  };
   return router;
 }

@@ -110,7 +110,7 @@ describe.each(stores)('%s', (_name, make) => {
     const requestId = rid();
     const entry: RequestLogEntry = {
       requestId, callerId: 'c', endpoint: 'messages', model: 'm', stream: true, status: 200, errorCode: null, usage: usage(),
-      charge: 3, billingStatus: 'billed', startedAt: Date.now(), durationMs: 1.5, ttfbMs: 0.7, upstream: 'fake', detail: null, user: 'u',
+      charge: 3, billingStatus: 'billed', startedAt: Date.now(), durationMs: 1.5, ttfbMs: 0.7, upstream: 'fake', detail: null, user: 'u', attempts: [],
     };
     await store.appendLog(entry);
     await store.appendLog(entry);
@@ -129,7 +129,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1]);
+    expect(first.flat()).toEqual([1, 2]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

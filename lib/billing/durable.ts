@@ -1,4 +1,5 @@
 /** Retries store writes (settle, log) with backoff so a brief store outage loses nothing while the process lives. */
+import { withTimeout } from '../timeout';
 
 /** Options of a DurableWriter. */
 export interface DurableWriterOptions {
@@ -6,6 +7,8 @@ export interface DurableWriterOptions {
   baseDelayMs?: number;
   /** Longest delay between retries, in ms. Default: 5000. */
   maxDelayMs?: number;
+  /** A write that takes longer than this is treated as failed and tried again (writes are idempotent). Default: 10000. */
+  attemptTimeoutMs?: number;
   /** Called on every failed attempt (for the host's own alerting). Default: none. */
   onError?: (err: unknown, attempt: number) => void;
 }
@@ -15,10 +18,12 @@ export class DurableWriter {
   private readonly pending = new Set<Promise<void>>();
   private readonly base: number;
   private readonly max: number;
+  private readonly timeout: number;
 
   constructor(private readonly options: DurableWriterOptions = {}) {
     this.base = options.baseDelayMs ?? 50;
     this.max = options.maxDelayMs ?? 5000;
+    this.timeout = options.attemptTimeoutMs ?? 10_000;
   }
 
   /** Number of writes not yet done. */
@@ -31,7 +36,7 @@ export class DurableWriter {
     const attempt = async (): Promise<void> => {
       for (let n = 1; ; n++) {
         try {
-          await write();
+          await withTimeout(Promise.resolve(write()), this.timeout, 'store write');
           return;
         } catch (err) {
           this.options.onError?.(err, n);
@@ -42,6 +47,12 @@ export class DurableWriter {
     const promise = attempt().finally(() => this.pending.delete(promise));
     this.pending.add(promise);
     return promise;
+  }
+
+  /** Counts `work` as pending until it settles, so that flush() waits for it too. */
+  track(work: Promise<unknown>): void {
+    const promise = work.then(() => undefined, () => undefined).finally(() => this.pending.delete(promise));
+    this.pending.add(promise);
   }
 
   /** Resolves when every write started so far has succeeded. */

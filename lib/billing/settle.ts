@@ -67,5 +67,6 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     upstream: ctx.upstream ?? null,
     detail: ctx.detail ?? null,
     user: ctx.user ?? null,
+    attempts: ctx.attempts,
   };
 }

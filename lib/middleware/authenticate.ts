@@ -4,11 +4,14 @@ import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { hashKey } from '../stores/hash';
 import type { KeyStore } from '../stores/types';
+import { checkTimeout, withTimeout } from '../timeout';
 
 /** Options of authenticate(). */
 export interface AuthenticateOptions {
   /** Where keys are looked up (by SHA-256 digest). Required. */
   store: KeyStore;
+  /** Longest wait for the key store, in ms; then 500 `api_error`. Default: 5000. */
+  timeoutMs?: number;
 }
 
 const MAX_KEY_LENGTH = 512;
@@ -42,6 +45,9 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
   if (!store || typeof store.findCaller !== 'function') {
     throw new TypeError('authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
   }
+  const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'authenticate: option "timeoutMs"');
+  const unavailable = (err: unknown): GatewayError =>
+    new GatewayError('api_error', 'The key store is unavailable; retry later.', { detail: `key store: ${String(err)}` });
   return function authenticateMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     let presented: { key: string; scheme: AuthScheme };
@@ -51,7 +57,9 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
       next(err);
       return;
     }
-    Promise.resolve(store.findCaller(hashKey(presented.key))).then((caller) => {
+    withTimeout(store.findCaller(hashKey(presented.key)), timeoutMs, 'key lookup').catch((err: unknown) => {
+      throw unavailable(err);
+    }).then((caller) => {
       if (!caller || caller.disabled) throw new GatewayError('authentication_error', 'invalid x-api-key');
       ctx.caller = caller;
       ctx.authScheme = presented.scheme;

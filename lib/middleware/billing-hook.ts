@@ -76,9 +76,7 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
   const resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
   return function billingHookMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
-    res.once('close', () => {
-      finalize(ctx, res, resolved).catch(() => undefined);
-    });
+    res.once('close', () => resolved.writer.track(finalize(ctx, res, resolved)));
     next();
   };
 }

@@ -5,6 +5,7 @@ import { chargeFor } from '../billing/pricing';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { BalanceStore } from '../stores/types';
+import { checkTimeout, withTimeout } from '../timeout';
 
 /** Options of reserve(). */
 export interface ReserveOptions {
@@ -14,6 +15,14 @@ export interface ReserveOptions {
   holdTtlMs?: number;
   /** Admission estimate. Default: defaultEstimator (characters / 3, plus max_tokens). */
   estimator?: Estimator;
+  /** Longest wait for the balance store, in ms. Default: 5000. */
+  timeoutMs?: number;
+  /**
+   * When the balance store fails or times out: false refuses the request with 500
+   * `api_error` (fails closed); true admits it without a hold (fails open; it is still
+   * settled and billed on its confirmed usage). Default: false.
+   */
+  failOpen?: boolean;
 }
 
 /**
@@ -29,6 +38,8 @@ export function reserve(options: ReserveOptions): RequestHandler {
   const ttl = options.holdTtlMs ?? 900_000;
   if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new TypeError('reserve: option "holdTtlMs" must be a positive integer of milliseconds.');
   const estimator = options.estimator ?? defaultEstimator;
+  const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'reserve: option "timeoutMs"');
+  const failOpen = options.failOpen === true;
   return function reserveMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     if (!ctx.caller || !ctx.model) {
@@ -43,11 +54,15 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const request = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
-    Promise.resolve(store.reserve(request)).then((result) => {
+    withTimeout(store.reserve(request), timeoutMs, 'reserve').then((result) => {
       if (!result.ok) {
         throw new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`);
       }
       ctx.hold = amount;
+      next();
+    }, (err: unknown) => {
+      ctx.detail = `balance store: ${String(err)}`;
+      if (!failOpen) throw new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail });
       next();
     }).catch(next);
   };

@@ -22,7 +22,13 @@ export function startCall(
   };
   res.once('close', onClose);
   ctx.upstream = upstreamName;
-  const call: UpstreamCallContext = { signal: controller.signal, requestId: ctx.requestId, usage: ctx.usage };
+  const call: UpstreamCallContext = {
+    signal: controller.signal, requestId: ctx.requestId, usage: ctx.usage,
+    recordAttempt: (attempt) => {
+      ctx.attempts.push(attempt);
+      ctx.upstream = attempt.upstream;
+    },
+  };
   ctx.work = run(call).then(
     () => undefined,
     (err: unknown) => {

@@ -36,13 +36,13 @@ export function statements(s: string) {
         ON CONFLICT (request_id) DO NOTHING)
       UPDATE ${s}.balances b SET held = b.held - t.total FROM t WHERE b.caller_id = t.caller_id`,
     appendLog: `INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, model, stream, status, error_code, usage, charge,
-        billing_status, started_at, duration_ms, ttfb_ms, upstream, detail, end_user)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11::double precision / 1000), $12, $13, $14, $15, $16)
+        billing_status, started_at, duration_ms, ttfb_ms, upstream, detail, end_user, attempts)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11::double precision / 1000), $12, $13, $14, $15, $16, $17)
       ON CONFLICT (request_id) DO UPDATE SET caller_id = EXCLUDED.caller_id, endpoint = EXCLUDED.endpoint, model = EXCLUDED.model,
         stream = EXCLUDED.stream, status = EXCLUDED.status, error_code = EXCLUDED.error_code, usage = EXCLUDED.usage,
         charge = EXCLUDED.charge, billing_status = EXCLUDED.billing_status, started_at = EXCLUDED.started_at,
         duration_ms = EXCLUDED.duration_ms, ttfb_ms = EXCLUDED.ttfb_ms, upstream = EXCLUDED.upstream, detail = EXCLUDED.detail,
-        end_user = EXCLUDED.end_user
+        end_user = EXCLUDED.end_user, attempts = EXCLUDED.attempts
       WHERE ${s}.request_log.status = 0`,
     addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, caller_id, models, limits, disabled) VALUES ($1, $2, $3, $4, $5)
         ON CONFLICT (key_hash) DO UPDATE SET caller_id = $2, models = $3, limits = $4, disabled = $5)

@@ -89,6 +89,7 @@ export class PostgresStore implements GatewayStore {
     await this.pool.query(this.sql.appendLog, [
       e.requestId, e.callerId, e.endpoint, e.model, e.stream, e.status, e.errorCode, e.usage && JSON.stringify(e.usage), e.charge,
       e.billingStatus, e.startedAt, e.durationMs, e.ttfbMs, e.upstream, e.detail, e.user,
+      e.attempts.length > 0 ? JSON.stringify(e.attempts) : null,
     ]);
   }
 

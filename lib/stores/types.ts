@@ -1,6 +1,7 @@
 /** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
 import type { ErrorCode } from '../errors';
 import type { Caller, Usage } from '../types';
+import type { UpstreamAttempt } from '../upstreams/types';
 
 /** A value or a promise of it: every store method may be sync or async. */
 export type Awaitable<T> = T | Promise<T>;
@@ -71,6 +72,8 @@ export interface RequestLogEntry {
   detail: string | null;
   /** The caller's own `user` tag or `metadata.user_id`, if any. */
   user: string | null;
+  /** Every upstream attempt when failover() retried; empty otherwise. */
+  attempts: UpstreamAttempt[];
 }
 
 /** Appends request-log entries. */

@@ -3,6 +3,7 @@ import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSse } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
+import { guardAdapter } from './guard';
 import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
 
@@ -58,5 +59,5 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
   }
 
-  return Object.freeze({ kind: 'messages' as const, name: http.name, create, stream });
+  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
 }

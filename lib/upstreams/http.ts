@@ -2,6 +2,7 @@
 import nodeFetch from 'node-fetch';
 import { GatewayError } from '../errors';
 import { createAgents } from './agent';
+import { redactor } from './guard';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from './types';
 
@@ -12,7 +13,7 @@ export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.fre
   idleMs: 60_000,
 });
 
-/** Largest upstream JSON body read, in bytes. */
+/** Default largest upstream JSON body read, in bytes. */
 export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
 
 /** HttpAdapterOptions resolved once at construction. */
@@ -22,6 +23,9 @@ export interface ResolvedHttp {
   readonly fetch: FetchLike;
   readonly timeouts: Readonly<Required<UpstreamTimeouts>>;
   readonly headers: Readonly<Record<string, string>>;
+  readonly maxResponseBytes: number;
+  /** Removes the adapter's own key from a text bound for the request log. */
+  readonly redact: (text: string) => string;
 }
 
 /** Validates and freezes adapter options; `authHeaders` turns the key into the provider's headers. */
@@ -39,6 +43,10 @@ export function resolveHttp(
       throw new TypeError(`${defaultName} adapter: option "timeouts.${key}" must be a positive integer of milliseconds.`);
     }
   }
+  const maxResponseBytes = options.maxResponseBytes ?? MAX_UPSTREAM_BODY_BYTES;
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+    throw new TypeError(`${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
+  }
   const agents = createAgents(timeouts.connectMs);
   const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);
   const fetch = options.fetch ?? ((url, init) => nodeFetch(url, { ...init, agent } as never) as unknown as Promise<ResponseLike>);
@@ -49,12 +57,15 @@ export function resolveHttp(
     fetch,
     timeouts,
     headers: Object.freeze(headers),
+    maxResponseBytes,
+    redact: redactor(options.apiKey),
   });
 }
 
 /** An open upstream response whose body chunks are read under the idle timeout. */
 export interface OpenResponse {
   readonly response: ResponseLike;
+  readonly maxBytes: number;
   chunks(): AsyncGenerator<Uint8Array | string>;
 }
 
@@ -107,7 +118,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
       if (!controller.signal.aborted) controller.abort();
     }
   }
-  const open: OpenResponse = { response, chunks };
+  const open: OpenResponse = { response, chunks, maxBytes: http.maxResponseBytes };
   if (response.status < 200 || response.status > 299) {
     const text = await readText(open).catch((err: unknown) => `(body unreadable: ${String(err)})`);
     throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
@@ -116,14 +127,14 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   return open;
 }
 
-/** Reads the whole body as text, bounded by MAX_UPSTREAM_BODY_BYTES. */
+/** Reads the whole body as text, bounded by the adapter's `maxResponseBytes`. */
 export async function readText(open: OpenResponse): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
   for await (const chunk of open.chunks()) {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    if (bytes > MAX_UPSTREAM_BODY_BYTES) throw badUpstreamAnswer(`upstream body over ${MAX_UPSTREAM_BODY_BYTES} bytes`);
+    if (bytes > open.maxBytes) throw badUpstreamAnswer(`upstream body over ${open.maxBytes} bytes`);
     text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
   }
   return text + decoder.decode();

@@ -4,6 +4,7 @@ import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSse } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
+import { guardAdapter } from './guard';
 import { ChatStreamTranslator } from './openai-stream';
 import { chunkError, fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
@@ -72,5 +73,5 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     yield* translator.end();
   }
 
-  return Object.freeze({ kind: 'messages' as const, name: http.name, create, stream });
+  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
 }

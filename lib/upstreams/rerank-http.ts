@@ -2,6 +2,7 @@
 import type { RerankRequest, RerankResult } from '../types';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, resolveHttp } from './http';
+import { guardAdapter } from './guard';
 import type { HttpAdapterOptions, RerankAdapter, UpstreamCallContext, UsageFigures } from './types';
 
 /** What a provider format contributes: its path, its request body and how to read its answer. */
@@ -41,5 +42,5 @@ export function createRerankAdapter(options: HttpAdapterOptions, format: RerankF
     ctx.usage.complete();
     return toResults(results, 'relevance_score', http.name);
   }
-  return Object.freeze({ kind: 'rerank' as const, name: http.name, rerank });
+  return guardAdapter({ kind: 'rerank' as const, name: http.name, rerank }, http.redact);
 }

@@ -22,6 +22,19 @@ export interface UpstreamCallContext {
   requestId: string;
   /** Where the adapter reports confirmed usage. */
   usage: UsageRecorder;
+  /** Records one attempt at an upstream (used by failover()); goes to the request log. */
+  recordAttempt?: (attempt: UpstreamAttempt) => void;
+}
+
+/** One attempt at an upstream, as the request log keeps it. */
+export interface UpstreamAttempt {
+  upstream: string;
+  ok: boolean;
+  /** Standard code of a failed attempt. */
+  code?: string;
+  /** Private detail of a failed attempt. */
+  detail?: string;
+  ms: number;
 }
 
 /**
@@ -94,4 +107,6 @@ export interface HttpAdapterOptions {
   headers?: Record<string, string>;
   /** Name for logs. Default: the provider's name. */
   name?: string;
+  /** Largest JSON answer read from the upstream, in bytes. Default: 33554432 (32 MiB). */
+  maxResponseBytes?: number;
 }

@@ -1,0 +1,17 @@
+/** Bounds a store call in time, so a stalled store gives a clear error instead of a hung request. */
+
+/** Resolves or rejects as `work` does, or rejects with "<what> timed out after N ms". */
+export function withTimeout<T>(work: T | Promise<T>, ms: number, what: string): Promise<T> {
+  if (!(work instanceof Promise)) return Promise.resolve(work);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Checks a timeout option: a positive integer of milliseconds. */
+export function checkTimeout(value: number, option: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${option} must be a positive integer of milliseconds.`);
+  return value;
+}

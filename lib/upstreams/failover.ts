@@ -1,0 +1,111 @@
+/** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
+import { GatewayError, toGatewayError } from '../errors';
+import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamEvent } from '../types';
+import { isRetryableCode } from './errors';
+import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
+
+/** Options of failover(). */
+export interface FailoverOptions {
+  /** Attempts in all, across upstreams. Default: 3. */
+  attempts?: number;
+  /** Backoff before a retry, doubled each time, in ms. Default: 100. */
+  backoffMs?: number;
+  /** Longest `retry-after` waited for; a longer one moves on to the next upstream. Default: 2000. */
+  maxRetryAfterMs?: number;
+  /** Consecutive failures that take an upstream out of rotation. Default: 3. */
+  failureThreshold?: number;
+  /** How long an upstream stays out of rotation before it is tried again, in ms. Default: 30000. */
+  cooldownMs?: number;
+}
+
+type Adapter = MessagesAdapter | RerankAdapter;
+interface Health { failures: number; downUntil: number }
+
+const pause = (ms: number, signal: AbortSignal): Promise<void> => new Promise((resolve) => {
+  if (ms <= 0 || signal.aborted) return resolve();
+  const timer = setTimeout(done, ms);
+  function done(): void { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); }
+  signal.addEventListener('abort', done, { once: true });
+});
+
+function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
+  const attempts = options.attempts ?? 3;
+  const backoff = options.backoffMs ?? 100;
+  const maxWait = options.maxRetryAfterMs ?? 2000;
+  const threshold = options.failureThreshold ?? 3;
+  const cooldown = options.cooldownMs ?? 30_000;
+  if (list.length === 0) throw new TypeError('failover: pass at least one adapter.');
+  if (new Set(list.map((a) => a.kind)).size !== 1) throw new TypeError('failover: all adapters must be of one kind (messages or rerank).');
+  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new TypeError('failover: option "attempts" must be a positive integer.');
+  const health = new Map<T, Health>(list.map((a) => [a, { failures: 0, downUntil: 0 }]));
+  /** Healthy upstreams in their order; if none, the one back soonest (a trial). */
+  const pick = (tried: number): T => {
+    const now = Date.now();
+    const up = list.filter((a) => (health.get(a) as Health).downUntil <= now);
+    const pool = up.length > 0 ? up : [...list].sort((a, b) => (health.get(a) as Health).downUntil - (health.get(b) as Health).downUntil).slice(0, 1);
+    return pool[tried % pool.length] as T;
+  };
+  async function run<R>(ctx: UpstreamCallContext, call: (adapter: T) => Promise<R>): Promise<R> {
+    let last: GatewayError | undefined;
+    for (let n = 0; n < attempts; n++) {
+      const adapter = pick(n);
+      const h = health.get(adapter) as Health;
+      const started = performance.now();
+      try {
+        const result = await call(adapter);
+        h.failures = 0;
+        ctx.recordAttempt?.({ upstream: adapter.name, ok: true, ms: performance.now() - started });
+        return result;
+      } catch (err) {
+        const error = toGatewayError(err);
+        ctx.recordAttempt?.({ upstream: adapter.name, ok: false, code: error.code, detail: error.detail ?? error.message, ms: performance.now() - started });
+        if (ctx.signal.aborted || !isRetryableCode(error.code)) throw error;
+        last = error;
+        h.failures++;
+        const waitMs = (error.retryAfter ?? 0) * 1000;
+        if (h.failures >= threshold) h.downUntil = Date.now() + cooldown;
+        if (waitMs > maxWait) h.downUntil = Math.max(h.downUntil, Date.now() + waitMs);
+        if (n + 1 < attempts) await pause(waitMs > maxWait ? 0 : Math.max(waitMs, backoff * 2 ** n), ctx.signal);
+      }
+    }
+    throw last as GatewayError;
+  }
+  return run;
+}
+
+/**
+ * Combines adapters of one kind. A call goes to the first healthy upstream; on a connection
+ * failure, 429, 5xx or timeout it is retried (bounded attempts, exponential backoff,
+ * `retry-after` honoured up to `maxRetryAfterMs`) on the next one. A stream is retried only
+ * before its first event: once bytes went to the client, never. An upstream that fails
+ * `failureThreshold` times in a row is out of rotation for `cooldownMs`, then tried again.
+ * Every attempt is reported through `ctx.recordAttempt` (the request log's `attempts`).
+ */
+export function failover(adapters: readonly MessagesAdapter[], options?: FailoverOptions): MessagesAdapter;
+export function failover(adapters: readonly RerankAdapter[], options?: FailoverOptions): RerankAdapter;
+export function failover(adapters: readonly Adapter[], options: FailoverOptions = {}): Adapter {
+  const name = `failover(${adapters.map((a) => a.name).join(',')})`;
+  if (adapters[0]?.kind === 'rerank') {
+    const run = plan(adapters as readonly RerankAdapter[], options);
+    const rerank = (request: RerankRequest, ctx: UpstreamCallContext): Promise<RerankResult[]> => run(ctx, (a) => a.rerank(request, ctx));
+    return Object.freeze({ kind: 'rerank' as const, name, rerank });
+  }
+  const run = plan(adapters as readonly MessagesAdapter[], options);
+  const create = (request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> => run(ctx, (a) => a.create(request, ctx));
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+    const opened = await run(ctx, async (a) => {
+      const events = a.stream(request, ctx)[Symbol.asyncIterator]();
+      return { events, first: await events.next() };
+    });
+    let next = opened.first;
+    try {
+      while (!next.done) {
+        yield next.value;
+        next = await opened.events.next();
+      }
+    } finally {
+      if (!next.done) await opened.events.return?.(undefined);
+    }
+  }
+  return Object.freeze({ kind: 'messages' as const, name, create, stream });
+}
