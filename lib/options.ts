@@ -1,5 +1,5 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
-import { DurableWriter } from './billing/durable';
+import { DurableWriter, type DurableWriterOptions } from './billing/durable';
 import type { Estimator } from './billing/estimate';
 import { createCatalog, type Catalog } from './catalog';
 import { DEFAULT_VERSIONS } from './middleware/compat-version';
@@ -35,6 +35,8 @@ export interface GatewayOptions {
   storeTimeoutMs?: number;
   /** Admit requests without a hold when the balance store fails (see reserve()). Default: false (fail closed). */
   failOpen?: boolean;
+  /** Retry policy of settle and log writes. Default: 50 ms doubling to 5 s, 10 s per attempt. */
+  writes?: DurableWriterOptions;
 }
 
 /** The resolved, frozen configuration the router is built from. */
@@ -84,6 +86,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     notFound: options.notFound ?? true,
     storeTimeoutMs: options.storeTimeoutMs ?? 5000,
     failOpen: options.failOpen === true,
-    writer: new DurableWriter(),
+    writer: new DurableWriter(options.writes),
   });
 }

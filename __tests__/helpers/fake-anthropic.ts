@@ -26,7 +26,7 @@ function finish(res: http.ServerResponse): void {
   res.end();
 }
 
-/** Behaviours: `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
+/** Behaviours: `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`. */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
@@ -34,6 +34,21 @@ export function startAnthropicFake(): Promise<FakeServer> {
     const status = /status-(\d{3})/.exec(model);
     if (status) return failWith(res, Number(status[1]), { 'retry-after': '7' });
     if (model.endsWith('-stall')) return; // never answers
+    if (model.endsWith('-reset-before-headers')) return void res.socket?.destroy();
+    if (model.endsWith('-reset-mid-body')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"id":"msg_fake","type":"mess');
+      await sleep(20);
+      return void res.socket?.destroy();
+    }
+    if (model.endsWith('-badjson')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(`{not json ${SECRET_MARKER}`);
+    }
+    if (model.endsWith('-big')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ padding: 'x'.repeat(5000), marker: SECRET_MARKER }));
+    }
     if (model.endsWith('-html')) {
       res.writeHead(200, { 'content-type': 'text/html' });
       return void res.end(`<html>${SECRET_MARKER}</html>`);
@@ -57,6 +72,21 @@ export function startAnthropicFake(): Promise<FakeServer> {
       return void res.socket?.destroy();
     }
     if (model.endsWith('-stall-midstream')) return void delta(res, DELTAS[0] as string);
+    if (model.endsWith('-bad-sse')) {
+      res.write(`event: content_block_delta\ndata: {broken ${SECRET_MARKER}\n\n`);
+      return void res.end();
+    }
+    if (model.endsWith('-drip')) {
+      // Each remaining frame goes out a few bytes at a time, 30 ms apart.
+      for (const text of DELTAS) {
+        const frame = `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`;
+        for (let i = 0; i < frame.length; i += 40) {
+          res.write(frame.slice(i, i + 40));
+          await sleep(30);
+        }
+      }
+      return finish(res);
+    }
     if (model.endsWith('-truncated')) {
       delta(res, DELTAS[0] as string);
       return void res.end();

@@ -45,17 +45,17 @@ async function finalize(ctx: GatewayContext, res: Response, options: Required<Pi
     }
   }
   const entry = logEntryOf(ctx, status, decision);
-  const writes: Array<Promise<void>> = [];
   if (decision) {
     const settlement = settlementOf(ctx, decision);
-    writes.push(options.writer.run(() => options.store.settle(settlement)).then(() => {
-      if (options.onSettled) setImmediate(() => {
+    await options.writer.run(() => options.store.settle(settlement));
+    if (options.onSettled) {
+      setImmediate(() => {
         Promise.resolve().then(() => options.onSettled?.({ settlement, entry })).catch(() => undefined);
       });
-    }));
+    }
   }
-  writes.push(options.writer.run(() => options.store.appendLog(entry)));
-  await Promise.all(writes);
+  // Written after the settlement, so a log line always describes money that has moved.
+  await options.writer.run(() => options.store.appendLog(entry));
 }
 
 /**

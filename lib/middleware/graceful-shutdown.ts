@@ -17,6 +17,8 @@ const SHUTTING_DOWN = 'The gateway is shutting down; retry.';
 
 function end(res: Response): void {
   if (res.writableEnded || res.destroyed) return;
+  const ctx = res.locals.gateway;
+  if (ctx) ctx.errorCode = 'overloaded_error';
   if (res.headersSent) {
     res.end(frame({ type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN } }));
     return;

@@ -17,9 +17,8 @@ export function startCall(
   run: (call: UpstreamCallContext) => Promise<void>,
 ): void {
   const controller = new AbortController();
-  const onClose = (): void => {
-    if (!res.writableFinished) controller.abort();
-  };
+  // Whoever ended the response (client gone, error, shutdown), the upstream call stops now.
+  const onClose = (): void => controller.abort();
   res.once('close', onClose);
   ctx.upstream = upstreamName;
   const call: UpstreamCallContext = {

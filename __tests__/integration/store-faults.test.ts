@@ -1,0 +1,144 @@
+/** The store failing or stalling at each step: clear errors, fail-closed reserve, settle and log never lost. */
+import { Pool } from 'pg';
+import { MemoryStore, PostgresStore } from '../../lib';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, Settlement } from '../../lib';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import type { FakeServer } from '../helpers/fake-server';
+import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+import { pgStore } from '../helpers/services';
+import { startTcpProxy } from '../helpers/tcp-proxy';
+
+type Step = 'findCaller' | 'reserve' | 'settle' | 'appendLog';
+
+/** A host store with injected faults: the next `fail` calls of a step reject; `stall` makes them hang. */
+class FaultyStore implements GatewayStore {
+  readonly faults: Partial<Record<Step, { fail?: number; stall?: number }>> = {};
+  constructor(readonly inner: MemoryStore) {}
+  private run<T>(step: Step, work: () => T): T | Promise<T> {
+    const fault = this.faults[step];
+    if (fault?.stall && fault.stall-- > 0) return new Promise<T>(() => undefined);
+    if (fault?.fail && fault.fail-- > 0) return Promise.reject(new Error(`${step} failed (injected)`));
+    return work();
+  }
+  findCaller(hash: string) { return this.run('findCaller', () => this.inner.findCaller(hash)); }
+  reserve(r: ReserveRequest) { return this.run('reserve', () => this.inner.reserve(r)); }
+  settle(s: Settlement) { return this.run('settle', () => this.inner.settle(s)); }
+  release(id: string) { return this.inner.release(id); }
+  appendLog(e: RequestLogEntry) { return this.run('appendLog', () => this.inner.appendLog(e)); }
+}
+
+let upstream: FakeServer;
+let memory: MemoryStore;
+let store: FaultyStore;
+let gw: RunningGateway;
+let open: RunningGateway;
+
+beforeAll(async () => {
+  upstream = await startAnthropicFake();
+  memory = new MemoryStore();
+  store = new FaultyStore(memory);
+  const models = llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']);
+  const common = { models, storeTimeoutMs: 200, writes: { baseDelayMs: 10, attemptTimeoutMs: 200 } };
+  gw = await startGateway({ ...common, store: store as unknown as MemoryStore });
+  open = await startGateway({ ...common, store: store as unknown as MemoryStore, failOpen: true });
+});
+afterAll(async () => {
+  await gw.close();
+  await open.close();
+  await upstream.close();
+});
+
+async function call(url: string, key: string, model = 'claude-json', stream = false): Promise<{ status: number; body: string; requestId: string; ms: number }> {
+  const started = Date.now();
+  const res = await fetch(`${url}/v1/messages`, {
+    method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  return { status: res.status, body: await res.text(), requestId: res.headers.get('request-id') as string, ms: Date.now() - started };
+}
+
+it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('key lookup %s: a clear 500 in bounded time, logged, no upstream call', async (_how, fault) => {
+  const { key } = addCaller(memory);
+  const before = upstream.calls;
+  store.faults.findCaller = { ...fault };
+  const res = await call(gw.url, key);
+  expect(res.status).toBe(500);
+  expect(JSON.parse(res.body).error).toEqual({ type: 'api_error', message: 'The key store is unavailable; retry later.' });
+  expect(res.ms).toBeLessThan(1000);
+  expect(upstream.calls).toBe(before);
+  expect(await logEntry(memory, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error' });
+});
+
+it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('reserve %s: fails closed with a clear 500, no upstream call', async (_how, fault) => {
+  const { key } = addCaller(memory);
+  const before = upstream.calls;
+  store.faults.reserve = { ...fault };
+  const res = await call(gw.url, key);
+  expect(res.status).toBe(500);
+  expect(JSON.parse(res.body).error.message).toBe('The balance store is unavailable; retry later.');
+  expect(upstream.calls).toBe(before);
+});
+
+it('reserve fails with failOpen: admitted without a hold and still billed on confirmed usage', async () => {
+  const { key, id } = addCaller(memory, { balance: 1000 });
+  store.faults.reserve = { fail: 1 };
+  const res = await call(open.url, key);
+  expect(res.status).toBe(200);
+  expect(await logEntry(memory, res.requestId)).toMatchObject({ billingStatus: 'billed', charge: 1 });
+  expect(memory.getBalance(id)).toBe(999);
+});
+
+it.each([['fails 3 times', { fail: 3 }], ['stalls once', { stall: 1 }]] as const)('settle %s: retried until stored, charged exactly once', async (_how, fault) => {
+  const { key, id } = addCaller(memory, { balance: 1000 });
+  store.faults.settle = { ...fault };
+  const res = await call(gw.url, key);
+  expect(res.status).toBe(200);
+  const entry = await logEntry(memory, res.requestId);
+  expect(entry.charge).toBe(1);
+  expect(memory.getAccount(id)).toEqual({ balance: 999, held: 0, ledger: 999 });
+});
+
+it('request log write fails twice: retried, stored exactly once', async () => {
+  const { key } = addCaller(memory);
+  store.faults.appendLog = { fail: 2 };
+  const res = await call(gw.url, key);
+  await logEntry(memory, res.requestId);
+  await gw.router.close({ graceMs: 0 }).catch(() => undefined);
+  expect(memory.getLog().filter((e) => e.requestId === res.requestId)).toHaveLength(1);
+});
+
+it('PostgreSQL briefly unreachable while a stream settles: the bill and the log line arrive once it is back', async () => {
+  const base = await pgStore();
+  const proxy = await startTcpProxy(5432);
+  const pool = new Pool({ connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/test`, max: 4, connectionTimeoutMillis: 200 });
+  pool.on('error', () => undefined); // idle clients die with the cut; the pool replaces them
+  const pg = new PostgresStore({ pool, schema: base.schema, keyCacheMs: 60_000, sweepIntervalMs: 0 });
+  const server = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-slow']), store: pg as unknown as MemoryStore, writes: { baseDelayMs: 20, maxDelayMs: 100 } });
+  try {
+    await pg.addKey('sk-pg-outage', { id: 'outage', balance: 1000 });
+    const reqId = await new Promise<string>((resolve, reject) => {
+      void fetch(`${server.url}/v1/messages`, {
+        method: 'POST', headers: { 'x-api-key': 'sk-pg-outage', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-slow', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+      }).then(async (res) => {
+        proxy.cut(); // the database goes away while the stream is still running
+        await res.text();
+        resolve(res.headers.get('request-id') as string);
+      }, reject);
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    const during = await base.pool.query(`SELECT count(*)::int AS n FROM ${base.schema}.request_log WHERE request_id = $1`, [reqId]);
+    expect(during.rows[0].n).toBe(0);
+    proxy.restore();
+    await server.router.close({ graceMs: 0 }); // flushes the pending writes
+    const row = await base.pool.query(`SELECT charge FROM ${base.schema}.request_log WHERE request_id = $1`, [reqId]);
+    expect(row.rows).toEqual([{ charge: '1' }]);
+    expect(await base.store.getAccount('outage')).toEqual({ balance: 999, held: 0, ledger: 999 });
+  } finally {
+    await server.close();
+    pg.close();
+    await pool.end();
+    await proxy.close();
+    await base.drop();
+  }
+});

@@ -1,0 +1,76 @@
+/** Upstream faults: for each, the documented client outcome, billing outcome and log entry, and no leak. */
+import { anthropicAdapter } from '../../lib';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { addCaller, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let fake: FakeServer;
+let gw: RunningGateway;
+let key: string;
+let callerId: string;
+const START = 1_000_000;
+
+beforeAll(async () => {
+  fake = await startAnthropicFake();
+  const timeouts = { firstByteMs: 300, idleMs: 300 };
+  const ok = anthropicAdapter({ baseURL: fake.url, apiKey: UPSTREAM_KEY, timeouts });
+  const small = anthropicAdapter({ baseURL: fake.url, apiKey: UPSTREAM_KEY, timeouts, maxResponseBytes: 1000 });
+  const refused = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: UPSTREAM_KEY, timeouts });
+  const names = ['claude-reset-before-headers', 'claude-reset-mid-body', 'claude-badjson', 'claude-bad-sse', 'claude-drip', 'claude-stall', 'claude-stall-midstream',
+    'claude-reset', 'claude-truncated', 'claude-html', 'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-midstream-error'];
+  gw = await startGateway({
+    models: [
+      ...names.map((id) => ({ id, capability: 'llm' as const, upstream: ok, pricing: PRICING })),
+      { id: 'claude-big', capability: 'llm', upstream: small, pricing: PRICING },
+      { id: 'refused', capability: 'llm', upstream: refused, pricing: PRICING },
+    ],
+  });
+  ({ key, id: callerId } = addCaller(gw.store, { balance: START }));
+});
+afterAll(async () => {
+  await gw.close();
+  await fake.close();
+});
+
+/** [fault, model, stream, client status, client code (or "ok"), billing status] — the README's table. */
+export const FAULTS: Array<[string, string, boolean, number, string, string]> = [
+  ['connection refused', 'refused', false, 500, 'api_error', 'not_billed'],
+  ['reset before headers', 'claude-reset-before-headers', true, 500, 'api_error', 'not_billed'],
+  // node-fetch 2 does not notice a reset inside a content-length body: the idle timeout ends it.
+  ['reset mid-body (JSON)', 'claude-reset-mid-body', false, 504, 'timeout_error', 'not_billed'],
+  ['reset mid-stream', 'claude-reset', true, 200, 'api_error', 'needs_review'],
+  ['stall before the first byte', 'claude-stall', true, 504, 'timeout_error', 'not_billed'],
+  ['stall between events', 'claude-stall-midstream', true, 200, 'timeout_error', 'needs_review'],
+  ['slow drip (never idle past the timeout)', 'claude-drip', true, 200, 'ok', 'billed'],
+  ['invalid JSON', 'claude-badjson', false, 500, 'api_error', 'not_billed'],
+  ['invalid SSE event', 'claude-bad-sse', true, 200, 'api_error', 'needs_review'],
+  ['truncated SSE (no message_stop)', 'claude-truncated', true, 200, 'api_error', 'needs_review'],
+  ['oversized answer', 'claude-big', false, 500, 'api_error', 'not_billed'],
+  ['wrong content type', 'claude-html', true, 500, 'api_error', 'not_billed'],
+  ['429 with retry-after', 'claude-status-429', false, 429, 'rate_limit_error', 'not_billed'],
+  ['500', 'claude-status-500', true, 500, 'api_error', 'not_billed'],
+  ['529 with retry-after', 'claude-status-529', false, 529, 'overloaded_error', 'not_billed'],
+  ['error event mid-stream', 'claude-midstream-error', true, 200, 'overloaded_error', 'needs_review'],
+];
+
+it.each(FAULTS)('%s: documented client and billing outcome, a log entry, no leak', async (_fault, model, stream, status, code, billing) => {
+  const before = gw.store.getBalance(callerId);
+  const res = await fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  const text = await res.text();
+  expect(res.status).toBe(status);
+  if (code === 'ok') expect(text).toContain('event: message_stop');
+  else if (status === 200) expect(text).toMatch(new RegExp(`event: error\\ndata: \\{"type":"error","error":\\{"type":"${code}","message":"[^"]+"\\}\\}\\n\\n$`));
+  else expect(JSON.parse(text)).toMatchObject({ type: 'error', error: { type: code } });
+  for (const secret of [SECRET_MARKER, UPSTREAM_KEY, '127.0.0.1', fake.url]) expect(text + JSON.stringify([...res.headers])).not.toContain(secret);
+  const entry = await logEntry(gw.store, res.headers.get('request-id') as string);
+  expect(entry).toMatchObject({ status, billingStatus: billing, errorCode: code === 'ok' ? null : code });
+  expect(JSON.stringify(entry)).not.toContain(UPSTREAM_KEY);
+  // Billed: exactly the confirmed usage. Needs review: only what message_start confirmed (25 input, 1 output).
+  const expected = billing === 'billed' ? 1 : billing === 'needs_review' ? entry.charge : 0;
+  expect(entry.charge).toBe(expected);
+  expect(gw.store.getBalance(callerId)).toBe(before - entry.charge);
+  expect(gw.store.held(callerId)).toBe(0);
+});
