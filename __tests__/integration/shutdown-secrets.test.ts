@@ -27,7 +27,7 @@ it('close(): stops accepting, lets short streams finish, ends long ones with an 
   const refused = await post(gw.url, key, 'claude-json', false);
   expect(refused.status).toBe(529);
   expect(refused.headers.get('x-should-retry')).toBe('true');
-  expect((await refused.json()).error.type).toBe('overloaded_error');
+  expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('overloaded_error');
   expect(await slow.text()).toMatch(/event: message_stop\n/);
   expect(await stalled.text()).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"overloaded_error","message":"The gateway is shutting down; retry."\}\}\n\n$/);
   await closing;
