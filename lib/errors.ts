@@ -85,9 +85,18 @@ export function errorBody(code: ErrorCode, message: string, requestId?: string):
   return body;
 }
 
-/** Turns anything thrown into a GatewayError; unknown errors become a generic `api_error`. */
+/**
+ * Turns anything thrown into a GatewayError. A 4xx raised by Express or its parsers (a bad
+ * URI escape, say) keeps its class as `invalid_request_error` (404: `not_found_error`, 413:
+ * `request_too_large`); anything else becomes a generic `api_error`.
+ */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const status = (err as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code: ErrorCode = status === 404 ? 'not_found_error' : status === 413 ? 'request_too_large' : 'invalid_request_error';
+    return new GatewayError(code, code === 'invalid_request_error' ? 'Malformed request.' : SAFE_MESSAGES[code], { detail, cause: err });
+  }
   return new GatewayError('api_error', SAFE_MESSAGES.api_error, { detail, cause: err });
 }
