@@ -112,7 +112,9 @@ it.each([
   ['/v2/rerank', validRerank, 'rerank'],
 ] as const)('POST %s: any body and headers get a 2xx or a standard 4xx, and an invalid one never reaches upstream', async (path, base, kind) => {
   await fc.assert(fc.asyncProperty(bodies(base), auth, version, contentType, async (body, a, v, type) => {
-    await check('POST', path, { ...a, ...v, ...(type ? { 'content-type': type } : {}) }, body, kind === 'llm' ? llm : rerank);
+    const headers: Record<string, string | string[]> = { ...a, ...v } as Record<string, string | string[]>;
+    if (type) headers['content-type'] = type;
+    await check('POST', path, headers, body, kind === 'llm' ? llm : rerank);
   }), { numRuns: RUNS });
 });
 
@@ -120,6 +122,6 @@ it('GET models and unknown paths: any headers and query get a 2xx or a standard 
   const paths = fc.oneof(fc.constantFrom('/v1/models', '/v1/models/claude-json', '/v1/models/%E0%A4%A', '/v1/nope', '/v2/models'),
     fc.string({ maxLength: 20 }).map((q) => `/v1/models?capability=${encodeURIComponent(q)}`));
   await fc.assert(fc.asyncProperty(paths, auth, fc.constantFrom('GET', 'POST', 'DELETE', 'PUT'), async (path, a, method) => {
-    await check(method, path, a, undefined, llm);
+    await check(method, path, a as Record<string, string | string[]>, undefined, llm);
   }), { numRuns: Math.ceil(RUNS / 2) });
 });

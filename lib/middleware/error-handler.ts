@@ -1,4 +1,5 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
+import { sendJson } from '../send-json';
 import type { ErrorRequestHandler } from 'express';
 import { errorBody, toGatewayError } from '../errors';
 
@@ -20,9 +21,8 @@ export function errorHandler(): ErrorRequestHandler {
       return;
     }
     const retry = error.status >= 500 || error.status === 429;
-    res.status(error.status);
     res.setHeader('x-should-retry', String(retry));
     if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
-    res.json(errorBody(error.code, error.message, ctx?.requestId));
+    sendJson(res, errorBody(error.code, error.message, ctx?.requestId), error.status);
   };
 }

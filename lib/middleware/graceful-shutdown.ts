@@ -1,4 +1,5 @@
 /** gracefulShutdown(): tracks requests in flight so the router can stop accepting, drain and end them. */
+import { sendJson } from '../send-json';
 import type { RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors';
 import { frame } from '../streaming/sse-writer';
@@ -23,8 +24,8 @@ function end(res: Response): void {
     res.end(frame({ type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN } }));
     return;
   }
-  res.status(529).setHeader('x-should-retry', 'true');
-  res.json({ type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN }, request_id: res.locals.gateway?.requestId });
+  res.setHeader('x-should-retry', 'true');
+  sendJson(res, { type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN }, request_id: res.locals.gateway?.requestId }, 529);
 }
 
 /** Creates the gate; mount it after requestId() and billingHook(). */

@@ -1,4 +1,5 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
+import { sendJson } from '../send-json';
 import type { RequestHandler } from 'express';
 import { allowed, createCatalog, type Catalog } from '../catalog';
 import { gatewayContext } from '../context';
@@ -46,7 +47,7 @@ export function listModels(options: ListModelsOptions): RequestHandler {
     if (id !== undefined) {
       const one = records.get(id);
       if (!one || !allowed(ctx.caller, id)) next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
-      else res.json(one);
+      else sendJson(res, one);
       return;
     }
     const capability = req.query.capability;
@@ -55,6 +56,6 @@ export function listModels(options: ListModelsOptions): RequestHandler {
       return;
     }
     const data = [...records.values()].filter((m) => allowed(ctx.caller, m.id) && (!capability || m.capability === capability));
-    res.json({ object: 'list', data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    sendJson(res, { object: 'list', data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
   };
 }

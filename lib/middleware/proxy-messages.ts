@@ -1,4 +1,5 @@
 /** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
+import { sendJson } from '../send-json';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
@@ -15,9 +16,9 @@ export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<M
   return request;
 }
 
-async function sendJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
+async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
   const message = await adapter.create(request, call);
-  if (!res.destroyed) res.json({ ...message, model: (ctx.model as ModelEntry).id });
+  sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
 }
 
 async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
@@ -67,6 +68,6 @@ export function proxyMessages(): RequestHandler {
     const adapter = model.upstream;
     const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
     startCall(ctx, res, next, adapter.name, (call) =>
-      ctx.stream ? sendStream(adapter, request, call, ctx, res) : sendJson(adapter, request, call, ctx, res));
+      ctx.stream ? sendStream(adapter, request, call, ctx, res) : answerJson(adapter, request, call, ctx, res));
   };
 }

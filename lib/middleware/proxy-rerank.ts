@@ -1,4 +1,5 @@
 /** proxyRerank(): ranks documents through the model's rerank adapter and answers in one shape for every provider. */
+import { sendJson } from '../send-json';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
@@ -63,7 +64,7 @@ export function proxyRerank(): RequestHandler {
         usage: { input_tokens: tokens, search_units: units },
         meta: { api_version: { version }, billed_units: billed },
       };
-      if (!res.destroyed) res.json(response);
+      sendJson(res, response);
     });
   };
 }

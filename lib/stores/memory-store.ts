@@ -28,19 +28,34 @@ interface Hold {
   expiresAt: number;
 }
 
+/** Options of MemoryStore. */
+export interface MemoryStoreOptions {
+  /** Log entries, settlements and reviews kept (oldest dropped first). Default: 100000. */
+  maxRecords?: number;
+}
+
 /**
  * In-memory GatewayStore: everything is lost with the process, so it suits one instance,
- * development and tests. Use PostgresStore for several instances.
+ * development and tests. It keeps the last `maxRecords` log entries, settlements and reviews;
+ * the ledger is kept whole (a balance is its sum). Use PostgresStore for several instances.
  */
 export class MemoryStore implements GatewayStore {
   private readonly callers = new Map<string, Caller>();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
+  /** Live holds per caller, so a reserve looks at its own caller's holds only. */
+  private readonly holdsByCaller = new Map<string, Set<string>>();
+  private readonly maxRecords: number;
   private readonly settled = new Map<string, Settlement>();
   private readonly ledger: LedgerRow[] = [];
   private readonly log: RequestLogEntry[] = [];
   private readonly logged = new Set<string>();
   private readonly reviews: ReviewRecord[] = [];
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxRecords = options.maxRecords ?? 100_000;
+    if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
+  }
 
   /** Adds (or replaces) a key; only its SHA-256 digest is kept. */
   addKey(key: string, caller: MemoryKey): void {
@@ -65,35 +80,52 @@ export class MemoryStore implements GatewayStore {
     const available = this.available(request.callerId);
     if (request.amount > available) return { ok: false, available };
     this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt });
+    let own = this.holdsByCaller.get(request.callerId);
+    if (!own) this.holdsByCaller.set(request.callerId, (own = new Set()));
+    own.add(request.requestId);
     return { ok: true };
   }
 
   settle(settlement: Settlement): { applied: boolean } {
     if (this.settled.has(settlement.requestId)) return { applied: false };
     this.settled.set(settlement.requestId, settlement);
-    this.holds.delete(settlement.requestId);
+    if (this.settled.size > this.maxRecords) this.settled.delete(this.settled.keys().next().value as string);
+    this.release(settlement.requestId);
     if (settlement.charge !== 0) {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
       this.ledger.push({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
     }
-    if (settlement.billingStatus === 'needs_review') this.reviews.push(settlement);
+    if (settlement.billingStatus === 'needs_review') this.keep(this.reviews, settlement);
     return { applied: true };
   }
 
   release(requestId: string): void {
+    const hold = this.holds.get(requestId);
+    if (!hold) return;
     this.holds.delete(requestId);
+    this.holdsByCaller.get(hold.callerId)?.delete(requestId);
+  }
+
+  private keep<T>(list: T[], item: T): void {
+    list.push(item);
+    if (list.length > this.maxRecords) list.splice(0, list.length - this.maxRecords);
   }
 
   appendLog(entry: RequestLogEntry): void {
     if (this.logged.has(entry.requestId)) return; // one entry per request id, as in PostgresStore
     this.logged.add(entry.requestId);
-    this.log.push(entry);
+    this.keep(this.log, entry);
+    if (this.logged.size > this.maxRecords) this.logged.delete(this.logged.values().next().value as string);
   }
 
   /** Drops expired holds (they already stopped counting); returns how many. */
   sweepExpiredHolds(now = Date.now()): number {
     let n = 0;
-    for (const [id, hold] of this.holds) if (hold.expiresAt <= now && this.holds.delete(id)) n++;
+    for (const [id, hold] of this.holds) {
+      if (hold.expiresAt > now) continue;
+      this.release(id);
+      n++;
+    }
     return n;
   }
 
@@ -111,9 +143,10 @@ export class MemoryStore implements GatewayStore {
   /** Balance minus the live (unexpired) holds. */
   available(callerId: string, now = Date.now()): number {
     let held = 0;
-    for (const [requestId, hold] of this.holds) {
-      if (hold.expiresAt <= now) this.holds.delete(requestId);
-      else if (hold.callerId === callerId) held += hold.amount;
+    for (const requestId of this.holdsByCaller.get(callerId) ?? []) {
+      const hold = this.holds.get(requestId) as Hold;
+      if (hold.expiresAt <= now) this.release(requestId);
+      else held += hold.amount;
     }
     return (this.balances.get(callerId) ?? 0) - held;
   }

@@ -1,0 +1,12 @@
+/** Writes a JSON answer directly: no ETag hashing or content negotiation on the hot path. */
+import type { Response } from 'express';
+
+/** Sends `body` as `application/json` with the given status (default: the status already set). */
+export function sendJson(res: Response, body: unknown, status?: number): void {
+  if (res.destroyed || res.writableEnded) return;
+  const text = JSON.stringify(body);
+  if (status !== undefined) res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}
