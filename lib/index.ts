@@ -1,6 +1,7 @@
 /** model-gateway: public exports only. */
 export { createGatewayRouter } from './router';
 export { resolveOptions } from './options';
+export { compose } from './compose';
 export { requestId, newRequestId } from './middleware/request-id';
 export { billingHook } from './middleware/billing-hook';
 export { jsonBody } from './middleware/json-body';

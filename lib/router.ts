@@ -1,5 +1,6 @@
 /** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
 import express, { type Router } from 'express';
+import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
 import { compatVersion } from './middleware/compat-version';
@@ -45,13 +46,13 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     reserve({ store, holdTtlMs: config.holdTtlMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) }),
   ];
 
-  router.use(paths, requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }), gate);
-  router.post('/v1/messages', jsonBody({ limit: config.bodyLimit }), auth,
+  router.use(paths, compose([requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }), gate]));
+  router.post('/v1/messages', compose([jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages'),
-    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages());
-  router.post(['/v1/rerank', '/v2/rerank'], jsonBody({ limit: config.bodyLimit }), auth,
-    validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank());
-  router.get(['/v1/models', '/v1/models/:id'], auth, listModels({ models }));
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]));
+  router.post(['/v1/rerank', '/v2/rerank'], compose([jsonBody({ limit: config.bodyLimit }), auth,
+    validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]));
+  router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   if (config.notFound) router.use(paths, notFound());
   router.use(paths, errorHandler());
   router.close = async ({ graceMs = 10_000 } = {}) => {

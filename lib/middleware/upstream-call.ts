@@ -17,8 +17,11 @@ export function startCall(
   run: (call: UpstreamCallContext) => Promise<void>,
 ): void {
   const controller = new AbortController();
-  // Whoever ended the response (client gone, error, shutdown), the upstream call stops now.
-  const onClose = (): void => controller.abort();
+  // Whoever ended the response (client gone, error, shutdown), an unfinished upstream call stops now.
+  let finished = false;
+  const onClose = (): void => {
+    if (!finished) controller.abort();
+  };
   res.once('close', onClose);
   ctx.upstream = upstreamName;
   const call: UpstreamCallContext = {
@@ -40,5 +43,8 @@ export function startCall(
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },
-  ).finally(() => res.off('close', onClose));
+  ).finally(() => {
+    finished = true;
+    res.off('close', onClose);
+  });
 }

@@ -3,9 +3,17 @@ import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
 
+const rawData = new WeakMap<StreamEvent, string>();
+
+/** Marks an event as unchanged from the upstream's `data` text, so it is sent without re-serialising. */
+export function withRaw(event: StreamEvent, data: string): StreamEvent {
+  rawData.set(event, data);
+  return event;
+}
+
 /** Serialises one event as an SSE frame with its `event:` line (the SDKs drop frames without it). */
 export function frame(event: StreamEvent): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return `event: ${event.type}\ndata: ${rawData.get(event) ?? JSON.stringify(event)}\n\n`;
 }
 
 /** One client stream. `send` resolves once the frame is written or buffered below the high-water mark. */
@@ -28,9 +36,23 @@ export class SseWriter {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  /** Writes a frame; waits for `drain` when the socket buffer is full (or for the client to go). */
+  private corked = false;
+
+  /**
+   * Writes a frame; waits for `drain` when the socket buffer is full (or for the client to go).
+   * Frames written in the same tick (the events of one upstream read) leave in one socket write:
+   * the response is corked until the tick ends, which delays nothing.
+   */
   send(event: StreamEvent): Promise<void> | undefined {
     if (this.closed) return undefined;
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.res.uncork();
+      });
+    }
     if (this.res.write(frame(event))) return undefined;
     return new Promise((resolve) => {
       const done = (): void => {

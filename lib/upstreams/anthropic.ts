@@ -1,6 +1,7 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSse } from '../streaming/sse-reader';
+import { withRaw } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
 import { guardAdapter } from './guard';
@@ -42,6 +43,9 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     }
     let stopped = false;
     for await (const message of readSse(open.chunks())) {
+      // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
+      // connection goes back to the pool instead of being torn down.
+      if (stopped) continue;
       const event = parseEventData(message.data, http.name);
       if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
       if (event.type === 'message_start') {
@@ -53,9 +57,9 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
         stopped = true;
         ctx.usage.complete();
       }
-      yield event;
-      if (stopped) return;
+      yield withRaw(event, message.data);
     }
+    if (stopped) return;
     throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
   }
 

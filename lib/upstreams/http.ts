@@ -103,6 +103,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   clearTimeout(timer);
   async function* chunks(): AsyncGenerator<Uint8Array | string> {
     const arm = (): void => { clearTimeout(timer); timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs); };
+    let complete = false;
     try {
       // The idle timer runs only while waiting on the upstream, not while the client applies backpressure.
       arm();
@@ -111,11 +112,13 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
         yield chunk;
         arm();
       }
+      complete = true;
     } catch (err) {
       throw fail(err);
     } finally {
       done();
-      if (!controller.signal.aborted) controller.abort();
+      // A body left unread (the consumer stopped early) must not keep its connection busy.
+      if (!complete && !controller.signal.aborted) controller.abort();
     }
   }
   const open: OpenResponse = { response, chunks, maxBytes: http.maxResponseBytes };

@@ -51,9 +51,10 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     const translator = new ChatStreamTranslator(messageId(), request.model);
     let done = false;
     for await (const message of readSse(open.chunks())) {
+      if (done) continue; // drain what follows [DONE] so the connection can be reused
       if (message.data.trim() === '[DONE]') {
         done = true;
-        break;
+        continue;
       }
       let chunk: Record<string, unknown>;
       try {

@@ -1,0 +1,162 @@
+/** `npm run bench`: every target side by side against the same fake upstream, in one run; prints ratios. */
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { measureValidation } from './validation';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const KEY = 'sk-bench-key-0123456789abcdef';
+const schema = `mgw_bench_${randomBytes(4).toString('hex')}`;
+
+interface Proc { child: ChildProcess; port: number }
+interface Stats { cpu: NodeJS.CpuUsage; rss: number }
+
+const children: ChildProcess[] = [];
+process.on('exit', () => { for (const c of children) c.kill(); });
+
+function start(file: string, args: string[] = []): Promise<Proc> {
+  // Compiled JS only: ts-node loads node:domain, which taxes every event emit and would skew the figures.
+  const execArgv = ['--expose-gc', ...(process.env.BENCH_PROFILE && args[0]?.startsWith('gateway') ? ['--cpu-prof', '--cpu-prof-dir=bench/results'] : [])];
+  const child = fork(path.join(__dirname, file.replace(/\.ts$/, '.js')), args, { execArgv, env: { ...process.env, BENCH_SCHEMA: schema }, stdio: 'inherit' });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve({ child, port: m.port }));
+    child.once('exit', (code) => reject(new Error(`${file} ${args.join(' ')} exited with ${code}`)));
+  });
+}
+const stats = (p: Proc): Promise<Stats> => new Promise((resolve) => {
+  p.child.once('message', (m: Stats) => resolve(m));
+  p.child.send('stats');
+});
+const cpuMicros = (a: Stats, b: Stats): number => b.cpu.user + b.cpu.system - a.cpu.user - a.cpu.system;
+
+interface Scenario { name: string; stream: boolean; direct: { path: string; body: object }; gateway: { path: string; body: object } }
+const msg = [{ role: 'user', content: 'Summarise the plot of a short story in one paragraph.' }];
+const docs = Array.from({ length: 100 }, (_, i) => `Document number ${i} talks about topic ${i % 7}.`);
+const SCENARIOS: Scenario[] = [
+  { name: 'Anthropic JSON', stream: false, direct: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, messages: msg } } },
+  { name: 'Anthropic SSE (20 deltas)', stream: true, direct: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, stream: true, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, stream: true, messages: msg } } },
+  { name: 'OpenAI-format JSON', stream: false, direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, messages: msg } } },
+  { name: 'OpenAI-format SSE', stream: true, direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, stream: true, messages: msg } } },
+  { name: 'Rerank, 100 documents', stream: false, direct: { path: '/v2/rerank', body: { model: 'rerank', query: 'topic 3', documents: docs } }, gateway: { path: '/v2/rerank', body: { model: 'rerank', query: 'topic 3', documents: docs } } },
+];
+const TARGETS = ['direct', 'bare', 'express', 'gateway-memory', 'gateway-postgres'] as const;
+type Target = (typeof TARGETS)[number];
+const LABEL: Record<Target, string> = { direct: '(a) upstream direct', bare: '(b) bare http proxy', express: '(c) Express + node-fetch', 'gateway-memory': '(d) gateway, MemoryStore', 'gateway-postgres': '(e) gateway, PostgresStore' };
+
+const requestFor = (target: Target, s: Scenario) => (target.startsWith('gateway') ? s.gateway : s.direct);
+const headers = { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' };
+
+async function load(port: number, target: Target, s: Scenario, connections: number, seconds: number) {
+  const r = requestFor(target, s);
+  return autocannon({ url: `http://127.0.0.1:${port}${r.path}`, method: 'POST', headers, body: JSON.stringify(r.body), connections, duration: seconds });
+}
+
+/** Median time from sending a stream request to the first body byte, over `n` sequential requests. */
+async function firstEvent(port: number, target: Target, n = 200): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const r = requestFor(target, SCENARIOS[1] as Scenario);
+  const body = JSON.stringify(r.body);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    times.push(await new Promise<number>((resolve, reject) => {
+      const t = process.hrtime.bigint();
+      const req = http.request({ port, host: '127.0.0.1', path: r.path, method: 'POST', headers, agent }, (res) => {
+        res.once('data', () => resolve(Number(process.hrtime.bigint() - t) / 1e6));
+        res.resume();
+      });
+      req.on('error', reject);
+      req.end(body);
+    }));
+  }
+  agent.destroy();
+  return times.sort((a, b) => a - b)[Math.floor(n / 2)] as number;
+}
+
+/** Resident memory per open stream, with 1,000 streams held open at once. */
+async function memoryPerStream(proc: Proc, target: Target): Promise<number> {
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const r = requestFor(target, SCENARIOS[1] as Scenario);
+  const before = await stats(proc);
+  const open: http.ClientRequest[] = [];
+  await Promise.all(Array.from({ length: 1000 }, () => new Promise<void>((resolve, reject) => {
+    const req = http.request({ port: proc.port, host: '127.0.0.1', path: r.path, method: 'POST', headers, agent }, (res) => res.once('data', () => resolve()));
+    req.on('error', reject);
+    req.end(JSON.stringify({ ...r.body, model: 'hold' }));
+    open.push(req);
+  })));
+  await new Promise((r2) => setTimeout(r2, 500));
+  const after = await stats(proc);
+  for (const req of open) req.destroy();
+  agent.destroy();
+  await new Promise((r2) => setTimeout(r2, 500));
+  return (after.rss - before.rss) / 1000 / 1024;
+}
+
+async function main(): Promise<void> {
+  const upstream = await start('upstream.ts');
+  const procs = new Map<Target, Proc>([['direct', upstream]]);
+  for (const t of TARGETS.slice(1)) procs.set(t, await start('targets.ts', [t, String(upstream.port)]));
+  const rows: string[] = [];
+  const table: Record<string, Record<Target, { rps: number; p50: number; p99: number; cpu: number }>> = {};
+  for (const s of SCENARIOS) {
+    table[s.name] = {} as never;
+    for (const t of TARGETS) {
+      const proc = procs.get(t) as Proc;
+      await load(proc.port, t, s, CONNECTIONS, 1); // warm-up
+      const a = await stats(proc);
+      const r = await load(proc.port, t, s, CONNECTIONS, SECONDS);
+      const b = await stats(proc);
+      const ok = r.requests.total - r.non2xx - r.errors;
+      if (r.non2xx + r.errors > 0) console.error(`${t} ${s.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      (table[s.name] as Record<Target, unknown>)[t] = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu: cpuMicros(a, b) / Math.max(1, ok) };
+      process.stderr.write('.');
+    }
+  }
+  const lat1: Partial<Record<Target, number>> = {};
+  for (const t of TARGETS) {
+    const r = await load((procs.get(t) as Proc).port, t, SCENARIOS[0] as Scenario, 1, SECONDS);
+    lat1[t] = r.latency.p50;
+  }
+  const ttfe: Partial<Record<Target, number>> = {};
+  for (const t of TARGETS) ttfe[t] = await firstEvent((procs.get(t) as Proc).port, t);
+  const mem: Partial<Record<Target, number>> = {};
+  for (const t of ['bare', 'express', 'gateway-memory'] as const) mem[t] = await memoryPerStream(procs.get(t) as Proc, t);
+  const validation = measureValidation();
+
+  const f = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon). Command: \`npm run bench\`.`, '');
+  rows.push('| scenario | target | req/s | p50 ms | p99 ms | server CPU µs/req | CPU vs (c) | CPU vs (b) |', '|---|---|---:|---:|---:|---:|---:|---:|');
+  for (const s of SCENARIOS) {
+    const row = table[s.name] as Record<Target, { rps: number; p50: number; p99: number; cpu: number }>;
+    for (const t of TARGETS) {
+      const c = row[t];
+      rows.push(`| ${s.name} | ${LABEL[t]} | ${f(c.rps)} | ${f(c.p50, 1)} | ${f(c.p99, 1)} | ${f(c.cpu)} | ${f(c.cpu / row.express.cpu, 2)} | ${f(c.cpu / row.bare.cpu, 2)} |`);
+    }
+  }
+  rows.push('', '| measure | (a) direct | (b) bare | (c) Express | (d) gateway Memory | (e) gateway Postgres |', '|---|---:|---:|---:|---:|---:|');
+  rows.push(`| p50 latency at concurrency 1, Anthropic JSON (ms) | ${TARGETS.map((t) => f(lat1[t] ?? 0, 2)).join(' | ')} |`);
+  rows.push(`| added p50 vs direct (ms) | ${TARGETS.map((t) => f((lat1[t] ?? 0) - (lat1.direct ?? 0), 2)).join(' | ')} |`);
+  rows.push(`| time to first stream byte, median of 200 (ms) | ${TARGETS.map((t) => f(ttfe[t] ?? 0, 2)).join(' | ')} |`);
+  rows.push(`| RSS per open stream, 1,000 open (KiB) | – | ${f(mem.bare ?? 0, 1)} | ${f(mem.express ?? 0, 1)} | ${f(mem['gateway-memory'] ?? 0, 1)} | – |`);
+  const d = table['Anthropic JSON'] as Record<Target, { rps: number }>;
+  rows.push('', `Validation + estimate of a 1 MB prompt: ${f(validation, 2)} ms (mean of 50). PostgresStore throughput vs MemoryStore (Anthropic JSON): ${f(d['gateway-postgres'].rps / d['gateway-memory'].rps, 2)}×.`);
+  const out = rows.join('\n');
+  console.log(`\n${out}`);
+  mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+  writeFileSync(path.join(__dirname, 'results', 'latest.md'), `${out}\n`);
+  for (const p of procs.values()) p.child.kill();
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => pool.end());
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
