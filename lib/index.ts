@@ -56,7 +56,7 @@ export type { DurableWriterOptions } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, MemoryStoreOptions, LedgerRow, ReviewRecord } from './stores/memory-store';
 export type { PostgresStoreOptions } from './stores/postgres-store';
-export type { PgPoolLike, PgQueryable } from './stores/migrate';
+export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,
 } from './stores/types';

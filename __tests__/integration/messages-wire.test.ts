@@ -171,6 +171,10 @@ describe('request translation', () => {
     expect(sent.body).not.toHaveProperty('temperature');
     expect(sent.headers['x-api-key']).toBe(UPSTREAM_KEY);
     expect(sent.headers['x-api-key']).not.toBe(key);
+    const stream = await post(body('public-name', { stream: true }));
+    expect(anthropic.received.at(-1)!.body.model).toBe('claude-stream');
+    expect(frames(stream.text)[0]!.data.message).toMatchObject({ model: 'public-name' });
+    expect(stream.text).not.toContain('claude-stream');
   });
 
   it('translates to Chat Completions: system first, max_tokens, temperature, include_usage on streams, Bearer key', async () => {

@@ -32,9 +32,9 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
   const publicModel = (ctx.model as ModelEntry).id;
   try {
     while (!next.done) {
-      const event: StreamEvent = next.value;
+      let event: StreamEvent = next.value;
       if (event.type === 'message_start' && event.message && typeof event.message === 'object') {
-        event.message = { ...(event.message as object), model: publicModel };
+        event = { ...event, message: { ...(event.message as object), model: publicModel } };
       }
       const pending = writer.send(event);
       if (pending) await pending;

@@ -4,7 +4,15 @@ import path from 'node:path';
 
 /** The part of a pg Pool the store uses. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number | null }>;
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+  /** A named query: prepared once per connection, then only bound and executed. */
+  query(config: { name: string; text: string; values?: unknown[] }): Promise<PgResult>;
+}
+
+/** The part of a pg result the store reads. */
+export interface PgResult {
+  rows: Array<Record<string, unknown>>;
+  rowCount: number | null;
 }
 
 /** A pg Pool (or anything that lends clients for transactions). */

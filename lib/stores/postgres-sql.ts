@@ -10,17 +10,24 @@ export function statements(s: string) {
       INSERT INTO ${s}.holds (request_id, caller_id, amount, expires_at)
       SELECT $2, caller_id, $3, to_timestamp($4::double precision / 1000) FROM r RETURNING 1`,
     available: `SELECT balance - held AS available FROM ${s}.balances WHERE caller_id = $1`,
-    // Exactly once: the settlement's primary key decides; every other write depends on it.
-    settle: `WITH s AS (
-        INSERT INTO ${s}.settlements (request_id, caller_id, model, endpoint, charge, billing_status, usage)
-        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (request_id) DO NOTHING RETURNING request_id),
-      h AS (DELETE FROM ${s}.holds WHERE request_id = $1 AND EXISTS (SELECT 1 FROM s) RETURNING caller_id, amount),
-      l AS (INSERT INTO ${s}.ledger (caller_id, request_id, amount, kind) SELECT $2, $1, -$5::bigint, 'charge' FROM s WHERE $5::bigint <> 0),
+    // Exactly once: the settlement's primary key decides; every other write depends on it. One
+    // statement settles a batch: holds released and charges applied per caller in one update.
+    settleMany: `WITH x AS (
+        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(request_id text, caller_id text, model text, endpoint text,
+          charge bigint, billing_status text, usage jsonb, search_units bigint)),
+      s AS (INSERT INTO ${s}.settlements (request_id, caller_id, model, endpoint, charge, billing_status, usage)
+        SELECT request_id, caller_id, model, endpoint, charge, billing_status, usage FROM x
+        ON CONFLICT (request_id) DO NOTHING RETURNING request_id, caller_id, charge),
+      h AS (DELETE FROM ${s}.holds USING s WHERE ${s}.holds.request_id = s.request_id RETURNING ${s}.holds.caller_id, ${s}.holds.amount),
+      l AS (INSERT INTO ${s}.ledger (caller_id, request_id, amount, kind) SELECT caller_id, request_id, -charge, 'charge' FROM s WHERE charge <> 0),
       r AS (INSERT INTO ${s}.reviews (request_id, caller_id, model, endpoint, charge, usage, search_units)
-        SELECT $1, $2, $3, $4, $5, $7, $8 FROM s WHERE $6 = 'needs_review'),
-      b AS (UPDATE ${s}.balances SET balance = balance - $5::bigint, held = held - coalesce((SELECT sum(amount) FROM h), 0)
-        WHERE caller_id = $2 AND EXISTS (SELECT 1 FROM s))
-      SELECT count(*)::int AS applied FROM s`,
+        SELECT x.request_id, x.caller_id, x.model, x.endpoint, x.charge, x.usage, x.search_units FROM x JOIN s USING (request_id)
+        WHERE x.billing_status = 'needs_review'),
+      c AS (SELECT caller_id, sum(charge) AS charged FROM s GROUP BY caller_id),
+      hh AS (SELECT caller_id, sum(amount) AS released FROM h GROUP BY caller_id),
+      b AS (UPDATE ${s}.balances SET balance = balance - c.charged, held = held - coalesce(hh.released, 0)
+        FROM c LEFT JOIN hh USING (caller_id) WHERE ${s}.balances.caller_id = c.caller_id)
+      SELECT request_id FROM s`,
     release: `WITH h AS (DELETE FROM ${s}.holds WHERE request_id = $1 RETURNING caller_id, amount)
       UPDATE ${s}.balances b SET held = b.held - h.amount FROM h WHERE b.caller_id = h.caller_id`,
     // Safe on every instance at once: a hold is subtracted only by the statement that deleted it.
@@ -35,9 +42,14 @@ export function statements(s: string) {
         WHERE NOT EXISTS (SELECT 1 FROM ${s}.settlements x WHERE x.request_id = d.request_id)
         ON CONFLICT (request_id) DO NOTHING)
       UPDATE ${s}.balances b SET held = b.held - t.total FROM t WHERE b.caller_id = t.caller_id`,
-    appendLog: `INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, model, stream, status, error_code, usage, charge,
+    // One statement for a batch of entries; a real entry replaces a sweeper's placeholder (status 0), nothing else.
+    appendLogs: `INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, model, stream, status, error_code, usage, charge,
         billing_status, started_at, duration_ms, ttfb_ms, upstream, detail, end_user, attempts)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, to_timestamp($11::double precision / 1000), $12, $13, $14, $15, $16, $17)
+      SELECT request_id, caller_id, endpoint, model, stream, status, error_code, usage, charge, billing_status,
+        to_timestamp(started_at / 1000), duration_ms, ttfb_ms, upstream, detail, end_user, attempts
+      FROM jsonb_to_recordset($1::jsonb) AS x(request_id text, caller_id text, endpoint text, model text, stream boolean,
+        status integer, error_code text, usage jsonb, charge bigint, billing_status text, started_at double precision,
+        duration_ms double precision, ttfb_ms double precision, upstream text, detail text, end_user text, attempts jsonb)
       ON CONFLICT (request_id) DO UPDATE SET caller_id = EXCLUDED.caller_id, endpoint = EXCLUDED.endpoint, model = EXCLUDED.model,
         stream = EXCLUDED.stream, status = EXCLUDED.status, error_code = EXCLUDED.error_code, usage = EXCLUDED.usage,
         charge = EXCLUDED.charge, billing_status = EXCLUDED.billing_status, started_at = EXCLUDED.started_at,

@@ -1,8 +1,9 @@
 /** PostgresStore: the GatewayStore for several instances over one PostgreSQL (pg client). */
 import type { Caller, LimitSettings } from '../types';
+import { Batcher } from './batcher';
 import { hashKey } from './hash';
 import type { MemoryKey } from './memory-store';
-import { checkSchemaName, migrate, type PgPoolLike } from './migrate';
+import { checkSchemaName, migrate, type PgPoolLike, type PgResult } from './migrate';
 import { statements } from './postgres-sql';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
 
@@ -32,6 +33,8 @@ export class PostgresStore implements GatewayStore {
   private readonly keyCacheMs: number;
   private readonly keys = new Map<string, { caller: Caller | undefined; until: number }>();
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly settlements = new Batcher<Settlement, boolean>((list) => this.settleMany(list));
+  private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
 
   constructor(options: PostgresStoreOptions) {
     if (!options?.pool || typeof options.pool.query !== 'function') {
@@ -48,6 +51,11 @@ export class PostgresStore implements GatewayStore {
     }
   }
 
+  /** Runs one of the store's statements as a named (prepared) query; names carry the schema, so stores on one pool never collide. */
+  private run(name: keyof ReturnType<typeof statements>, values: unknown[]): Promise<PgResult> {
+    return this.pool.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
+  }
+
   /** Creates or upgrades the tables (see lib/stores/sql). */
   migrate(): Promise<number[]> {
     return migrate(this.pool, this.schema);
@@ -56,7 +64,7 @@ export class PostgresStore implements GatewayStore {
   async findCaller(keyHash: string): Promise<Caller | undefined> {
     const cached = this.keys.get(keyHash);
     if (cached && cached.until > Date.now()) return cached.caller;
-    const row = (await this.pool.query(this.sql.findCaller, [keyHash])).rows[0];
+    const row = (await this.run('findCaller', [keyHash])).rows[0];
     const caller: Caller | undefined = row && {
       id: row.caller_id as string,
       ...(row.models ? { models: row.models as string[] } : {}),
@@ -68,39 +76,60 @@ export class PostgresStore implements GatewayStore {
   }
 
   async reserve(r: ReserveRequest): Promise<ReserveResult> {
-    const held = await this.pool.query(this.sql.reserve, [r.callerId, r.requestId, r.amount, r.expiresAt]);
+    const held = await this.run('reserve', [r.callerId, r.requestId, r.amount, r.expiresAt]);
     if (held.rowCount === 1) return { ok: true };
-    const row = (await this.pool.query(this.sql.available, [r.callerId])).rows[0];
+    const row = (await this.run('available', [r.callerId])).rows[0];
     return { ok: false, available: row ? toNumber(row.available) : 0 };
   }
 
+  /** Settles exactly once per request id; settlements made in the same tick share one statement. */
   async settle(s: Settlement): Promise<{ applied: boolean }> {
-    const { rows } = await this.pool.query(this.sql.settle, [
-      s.requestId, s.callerId, s.model, s.endpoint, s.charge, s.billingStatus, JSON.stringify(s.usage), s.usage.searchUnits,
-    ]);
-    return { applied: rows[0]?.applied === 1 };
+    return { applied: await this.settlements.add(s) };
+  }
+
+  private async settleMany(list: Settlement[]): Promise<boolean[]> {
+    const unique = new Map(list.map((s) => [s.requestId, s]));
+    const rows = [...unique.values()].map((s) => ({
+      request_id: s.requestId, caller_id: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge,
+      billing_status: s.billingStatus, usage: s.usage, search_units: s.usage.searchUnits,
+    }));
+    const applied = new Set((await this.run('settleMany', [JSON.stringify(rows)])).rows.map((r) => r.request_id as string));
+    // A request id listed twice in one batch is applied once: only its first occurrence reports it.
+    return list.map((s, i) => applied.has(s.requestId) && list.findIndex((o) => o.requestId === s.requestId) === i);
   }
 
   async release(requestId: string): Promise<void> {
-    await this.pool.query(this.sql.release, [requestId]);
+    await this.run('release', [requestId]);
   }
 
+  /** Appends one entry; entries appended in the same tick share one statement. */
   async appendLog(e: RequestLogEntry): Promise<void> {
-    await this.pool.query(this.sql.appendLog, [
-      e.requestId, e.callerId, e.endpoint, e.model, e.stream, e.status, e.errorCode, e.usage && JSON.stringify(e.usage), e.charge,
-      e.billingStatus, e.startedAt, e.durationMs, e.ttfbMs, e.upstream, e.detail, e.user,
-      e.attempts.length > 0 ? JSON.stringify(e.attempts) : null,
-    ]);
+    await this.logs.add(e);
+  }
+
+  private async appendMany(list: RequestLogEntry[]): Promise<void[]> {
+    const rows = new Map<string, Record<string, unknown>>();
+    for (const e of list) {
+      if (rows.has(e.requestId)) continue; // one row per request id in a statement
+      rows.set(e.requestId, {
+        request_id: e.requestId, caller_id: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
+        error_code: e.errorCode, usage: e.usage, charge: e.charge, billing_status: e.billingStatus, started_at: e.startedAt,
+        duration_ms: e.durationMs, ttfb_ms: e.ttfbMs, upstream: e.upstream, detail: e.detail, end_user: e.user,
+        attempts: e.attempts.length > 0 ? e.attempts : null,
+      });
+    }
+    await this.run('appendLogs', [JSON.stringify([...rows.values()])]);
+    return list.map(() => undefined);
   }
 
   /** Releases every expired hold (of any instance); returns how many callers it touched. */
   async sweepExpiredHolds(): Promise<number> {
-    return (await this.pool.query(this.sql.sweep)).rowCount ?? 0;
+    return (await this.run('sweep', [])).rowCount ?? 0;
   }
 
   /** Adds or replaces a key (stored as its digest) and credits its starting balance. */
   async addKey(key: string, caller: MemoryKey): Promise<void> {
-    await this.pool.query(this.sql.addKey, [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? false]);
+    await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? false]);
     this.keys.delete(hashKey(key));
     if (caller.balance) await this.credit(caller.id, caller.balance);
   }
@@ -108,12 +137,12 @@ export class PostgresStore implements GatewayStore {
   /** Adds money to a caller (a ledger row and the balance, in one statement). */
   async credit(callerId: string, amount: number): Promise<void> {
     if (!Number.isSafeInteger(amount)) throw new TypeError('PostgresStore.credit: amount must be an integer of minor units.');
-    await this.pool.query(this.sql.credit, [callerId, amount]);
+    await this.run('credit', [callerId, amount]);
   }
 
   /** Balance, live holds and the ledger sum of a caller (balance must equal the ledger sum). */
   async getAccount(callerId: string): Promise<{ balance: number; held: number; ledger: number }> {
-    const row = (await this.pool.query(this.sql.balance, [callerId])).rows[0];
+    const row = (await this.run('balance', [callerId])).rows[0];
     return row ? { balance: toNumber(row.balance), held: toNumber(row.held), ledger: toNumber(row.ledger) } : { balance: 0, held: 0, ledger: 0 };
   }
 

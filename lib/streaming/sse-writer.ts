@@ -3,17 +3,19 @@ import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
 
-const rawData = new WeakMap<StreamEvent, string>();
+/** A non-enumerable symbol: JSON.stringify and object spreads leave it out, so a changed copy is re-serialised. */
+const RAW = Symbol('model-gateway.raw');
+type WithRaw = StreamEvent & { [RAW]?: string };
 
 /** Marks an event as unchanged from the upstream's `data` text, so it is sent without re-serialising. */
 export function withRaw(event: StreamEvent, data: string): StreamEvent {
-  rawData.set(event, data);
+  Object.defineProperty(event, RAW, { value: data, enumerable: false });
   return event;
 }
 
 /** Serialises one event as an SSE frame with its `event:` line (the SDKs drop frames without it). */
 export function frame(event: StreamEvent): string {
-  return `event: ${event.type}\ndata: ${rawData.get(event) ?? JSON.stringify(event)}\n\n`;
+  return `event: ${event.type}\ndata: ${(event as WithRaw)[RAW] ?? JSON.stringify(event)}\n\n`;
 }
 
 /** One client stream. `send` resolves once the frame is written or buffered below the high-water mark. */

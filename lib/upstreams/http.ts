@@ -62,10 +62,12 @@ export function resolveHttp(
   });
 }
 
-/** An open upstream response whose body chunks are read under the idle timeout. */
+/** An open upstream response: its body is read either whole (`text`) or chunk by chunk, under the idle timeout. */
 export interface OpenResponse {
   readonly response: ResponseLike;
-  readonly maxBytes: number;
+  /** The whole body, bounded by `maxResponseBytes`; the idle timeout bounds the whole read. */
+  text(): Promise<string>;
+  /** The body chunk by chunk; the idle timeout bounds each wait. */
   chunks(): AsyncGenerator<Uint8Array | string>;
 }
 
@@ -94,7 +96,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   let response: ResponseLike;
   try {
     response = await http.fetch(`${http.baseURL}${path}`, {
-      method: 'POST', headers: { ...http.headers }, body: JSON.stringify(body), signal: controller.signal,
+      method: 'POST', headers: { ...http.headers }, body: JSON.stringify(body), signal: controller.signal, size: http.maxResponseBytes,
     });
   } catch (err) {
     done();
@@ -121,7 +123,23 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
       if (!complete && !controller.signal.aborted) controller.abort();
     }
   }
-  const open: OpenResponse = { response, chunks, maxBytes: http.maxResponseBytes };
+  const tooBig = (): GatewayError => badUpstreamAnswer(`upstream body over ${http.maxResponseBytes} bytes`);
+  async function text(): Promise<string> {
+    timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs);
+    try {
+      if (Number(response.headers.get('content-length')) > http.maxResponseBytes) throw tooBig();
+      const whole = await response.text();
+      if (whole.length > http.maxResponseBytes) throw tooBig();
+      return whole;
+    } catch (err) {
+      if (!(err instanceof GatewayError) && (err as { type?: string }).type === 'max-size') throw tooBig();
+      throw fail(err);
+    } finally {
+      done();
+      if (!controller.signal.aborted && response.body && !(response as { bodyUsed?: boolean }).bodyUsed) controller.abort();
+    }
+  }
+  const open: OpenResponse = { response, text, chunks };
   if (response.status < 200 || response.status > 299) {
     const text = await readText(open).catch((err: unknown) => `(body unreadable: ${String(err)})`);
     throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
@@ -131,16 +149,8 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
 }
 
 /** Reads the whole body as text, bounded by the adapter's `maxResponseBytes`. */
-export async function readText(open: OpenResponse): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for await (const chunk of open.chunks()) {
-    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    if (bytes > open.maxBytes) throw badUpstreamAnswer(`upstream body over ${open.maxBytes} bytes`);
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
+export function readText(open: OpenResponse): Promise<string> {
+  return open.text();
 }
 
 /** Reads and parses a JSON body; anything unreadable is an `api_error` with the text in `detail`. */

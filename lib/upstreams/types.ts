@@ -78,6 +78,8 @@ export interface RequestInitLike {
   body?: string;
   signal?: AbortSignal;
   agent?: unknown;
+  /** Largest body to accept, in bytes (node-fetch honours it; other clients may ignore it). */
+  size?: number;
 }
 
 /** A fetch-compatible function; the seam where a host plugs its own HTTP client. */
