@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { measureClients } from './clients';
 import { measureValidation } from './validation';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -101,24 +102,40 @@ async function sequentialLatency(port: number, target: Target, n = 500): Promise
   return times.sort((a, b) => a - b)[Math.floor(n / 2)] as number;
 }
 
-/** Resident memory per open stream, with 1,000 streams held open at once. */
-async function memoryPerStream(proc: Proc, target: Target): Promise<number> {
+/**
+ * Resident memory per open stream, with 1,000 streams held open at once, measured in a fresh
+ * process of the target (after 20 warm-up streams) so heap left over from the load runs does not
+ * blur it.
+ */
+async function memoryPerStream(upstreamPort: number, target: Target): Promise<number> {
+  const proc = await start('targets.ts', [target, String(upstreamPort)]);
+  try {
+    return await openStreams(proc, target);
+  } finally {
+    proc.child.kill();
+  }
+}
+
+async function openStreams(proc: Proc, target: Target): Promise<number> {
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const r = requestFor(target, SCENARIOS[1] as Scenario);
-  const before = await stats(proc);
   const open: http.ClientRequest[] = [];
-  await Promise.all(Array.from({ length: 1000 }, () => new Promise<void>((resolve, reject) => {
+  const hold = (n: number): Promise<void[]> => Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
     const req = http.request({ port: proc.port, host: '127.0.0.1', path: r.path, method: 'POST', headers, agent }, (res) => res.once('data', () => resolve()));
     req.on('error', reject);
     req.end(JSON.stringify({ ...r.body, model: 'hold' }));
     open.push(req);
   })));
+  await hold(20);
+  await new Promise((r2) => setTimeout(r2, 300));
+  const before = await stats(proc);
+  await hold(1000);
   await new Promise((r2) => setTimeout(r2, 500));
   const after = await stats(proc);
   for (const req of open) req.destroy();
   agent.destroy();
   await new Promise((r2) => setTimeout(r2, 500));
-  return (after.rss - before.rss) / 1000 / 1024;
+  return (after.rss - before.rss) / 1000 / 1024; // KiB per stream
 }
 
 async function main(): Promise<void> {
@@ -155,8 +172,10 @@ async function main(): Promise<void> {
   const ttfe: Partial<Record<Target, number>> = {};
   for (const t of TARGETS) ttfe[t] = await firstEvent((procs.get(t) as Proc).port, t);
   const mem: Partial<Record<Target, number>> = {};
-  for (const t of ['bare', 'express', 'gateway-memory'] as const) mem[t] = await memoryPerStream(procs.get(t) as Proc, t);
+  for (const t of ['bare', 'express', 'gateway-memory'] as const) mem[t] = await memoryPerStream(upstream.port, t);
   const validation = measureValidation();
+  for (const p of procs.values()) if (p !== upstream) p.child.kill(); // the client comparison needs the cores
+  const clients = await measureClients(upstream.port);
 
   const f = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. Command: \`npm run bench\`.`, '');
@@ -175,6 +194,9 @@ async function main(): Promise<void> {
   rows.push(`| RSS per open stream, 1,000 open (KiB) | – | ${f(mem.bare ?? 0, 1)} | ${f(mem.express ?? 0, 1)} | ${f(mem['gateway-memory'] ?? 0, 1)} | – |`);
   const d = table['Anthropic JSON'] as Record<Target, { rps: number }>;
   rows.push('', `Validation + estimate of a 1 MB prompt: ${f(validation, 2)} ms (mean of 50). PostgresStore throughput vs MemoryStore (Anthropic JSON): ${f(d['gateway-postgres'].rps / d['gateway-memory'].rps, 2)}×.`);
+  const fetchCost = clients[0]?.[1] ?? 1;
+  rows.push('', '| upstream HTTP client (through the adapter, `fetch` option) | client CPU µs per call | vs node-fetch 2 |', '|---|---:|---:|');
+  for (const [name, us] of clients) rows.push(`| ${name} | ${f(us)} | ${f(us / fetchCost, 2)} |`);
   const out = rows.join('\n');
   console.log(`\n${out}`);
   mkdirSync(path.join(process.cwd(), 'bench', 'results'), { recursive: true });

@@ -32,6 +32,7 @@ export { openaiChatAdapter } from './upstreams/openai-chat';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/rerank-providers';
 export { upstreamError } from './upstreams/errors';
 export { failover } from './upstreams/failover';
+export { nodeHttpFetch } from './upstreams/node-http-fetch';
 export { localStandIn } from './upstreams/local-stand-in';
 
 export type { GatewayRouter } from './router';

@@ -1,0 +1,51 @@
+/** nodeHttpFetch() behind the adapters: Messages JSON and SSE, a failure mapped, a reset inside a JSON body noticed at once. */
+import { anthropicAdapter, nodeHttpFetch, openaiChatAdapter } from '../../lib';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { startOpenAIFake } from '../helpers/fake-openai';
+import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { addCaller, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let anthropic: FakeServer;
+let openai: FakeServer;
+let gw: RunningGateway;
+let key: string;
+
+beforeAll(async () => {
+  anthropic = await startAnthropicFake();
+  openai = await startOpenAIFake();
+  const fetch = nodeHttpFetch();
+  const a = anthropicAdapter({ baseURL: anthropic.url, apiKey: UPSTREAM_KEY, fetch, timeouts: { idleMs: 2000 } });
+  const o = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch });
+  const names = ['claude-json', 'claude-stream', 'claude-status-529', 'claude-reset-mid-body', 'gpt-stream'];
+  gw = await startGateway({ models: names.map((id) => ({ id, capability: 'llm' as const, upstream: id.startsWith('gpt') ? o : a, pricing: PRICING })) });
+  ({ key } = addCaller(gw.store));
+});
+afterAll(async () => {
+  await gw.close();
+  await Promise.all([anthropic.close(), openai.close()]);
+});
+
+const call = (model: string, stream = false) => fetch(`${gw.url}/v1/messages`, {
+  method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+  body: JSON.stringify({ model, max_tokens: 16, stream, messages: [{ role: 'user', content: 'Hello' }] }),
+});
+
+it('answers JSON and streams, billed on confirmed usage', async () => {
+  const json = await call('claude-json');
+  expect(((await json.json()) as { content: Array<{ text: string }> }).content[0]?.text).toBe('Hello from the fake upstream');
+  for (const model of ['claude-stream', 'gpt-stream']) {
+    const res = await call(model, true);
+    expect(await res.text()).toMatch(/event: message_stop\n/);
+    expect(await logEntry(gw.store, res.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'billed' });
+  }
+});
+
+it('maps upstream errors without leaking them, and notices a reset inside a JSON body at once', async () => {
+  const overloaded = await call('claude-status-529');
+  expect(overloaded.status).toBe(529);
+  expect(await overloaded.text()).not.toContain(SECRET_MARKER);
+  const started = Date.now();
+  const reset = await call('claude-reset-mid-body');
+  expect(reset.status).toBe(500);
+  expect(Date.now() - started).toBeLessThan(1000);
+});
