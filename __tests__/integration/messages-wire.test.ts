@@ -158,6 +158,7 @@ describe('client disconnect', () => {
     expect(upstream.aborted.length).toBe(before + 1);
     expect(upstream.aborted.at(-1)! - closedAt).toBeLessThan(100);
     expect(entry.detail).toMatch(/client disconnected/);
+    expect(entry.errorCode).toBeNull();
   });
 });
 

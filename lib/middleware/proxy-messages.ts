@@ -44,9 +44,12 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
     writer.end();
   } catch (err) {
     const error = toGatewayError(err);
-    ctx.errorCode = error.code;
     ctx.detail = error.detail ?? error.message;
-    writer.fail(error.code, error.message);
+    // A client that went away is not an error of the request; anything else ends the stream with one.
+    if (!writer.closed) {
+      ctx.errorCode = error.code;
+      writer.fail(error.code, error.message);
+    }
   } finally {
     await events.return?.(undefined);
   }
