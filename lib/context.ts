@@ -32,6 +32,8 @@ export interface GatewayContext {
   detail?: string;
   ttfbMs?: number;
   user?: string;
+  /** Set when the response closed (finished or abandoned); later stages must not start work. */
+  closed: boolean;
   /** Work (a proxy call) that must end before the request is settled. */
   work?: Promise<void>;
   /** Run once the request is over, before it is settled (limits corrections). */
@@ -50,7 +52,7 @@ declare global {
 /** Creates the context of a new request. */
 export function createContext(requestId: string, endpoint: string): GatewayContext {
   return {
-    requestId, endpoint, stream: false, startedAt: Date.now(), startedHr: performance.now(),
+    requestId, endpoint, stream: false, closed: false, startedAt: Date.now(), startedHr: performance.now(),
     usage: new UsageTracker(), finalizers: [], attempts: [],
   };
 }

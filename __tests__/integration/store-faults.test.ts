@@ -12,12 +12,17 @@ type Step = 'findCaller' | 'reserve' | 'settle' | 'appendLog';
 
 /** A host store with injected faults: the next `fail` calls of a step reject; `stall` makes them hang. */
 class FaultyStore implements GatewayStore {
-  readonly faults: Partial<Record<Step, { fail?: number; stall?: number }>> = {};
+  readonly faults: Partial<Record<Step, { fail?: number; stall?: number; delayMs?: number }>> = {};
   constructor(readonly inner: MemoryStore) {}
   private run<T>(step: Step, work: () => T): T | Promise<T> {
     const fault = this.faults[step];
     if (fault?.stall && fault.stall-- > 0) return new Promise<T>(() => undefined);
     if (fault?.fail && fault.fail-- > 0) return Promise.reject(new Error(`${step} failed (injected)`));
+    if (fault?.delayMs) {
+      const ms = fault.delayMs;
+      fault.delayMs = 0;
+      return new Promise<T>((resolve) => setTimeout(() => resolve(work()), ms));
+    }
     return work();
   }
   findCaller(hash: string) { return this.run('findCaller', () => this.inner.findCaller(hash)); }
@@ -77,6 +82,25 @@ it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('reserve %s
   expect(res.status).toBe(500);
   expect(JSON.parse(res.body).error.message).toBe('The balance store is unavailable; retry later.');
   expect(upstream.calls).toBe(before);
+});
+
+it('a client that leaves while its hold is being taken: no upstream call, the hold is given back, the log says 499', async () => {
+  const { key, id } = addCaller(memory, { balance: 1000 });
+  const before = upstream.calls;
+  store.faults.reserve = { delayMs: 150 };
+  const controller = new AbortController();
+  const pending = fetch(`${gw.url}/v1/messages`, {
+    method: 'POST', signal: controller.signal, headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-json', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
+  }).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 50));
+  controller.abort();
+  await pending;
+  await new Promise((r) => setTimeout(r, 250));
+  expect(upstream.calls).toBe(before);
+  expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+  const entry = memory.getLog().filter((e) => e.callerId === id);
+  expect(entry.map((e) => [e.status, e.billingStatus])).toEqual([[499, 'not_billed']]);
 });
 
 it('reserve fails with failOpen: admitted without a hold and still billed on confirmed usage', async () => {

@@ -76,7 +76,10 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
   const resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
   return function billingHookMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
-    res.once('close', () => resolved.writer.track(finalize(ctx, res, resolved)));
+    res.once('close', () => {
+      ctx.closed = true;
+      resolved.writer.track(finalize(ctx, res, resolved));
+    });
     next();
   };
 }

@@ -58,6 +58,11 @@ export function reserve(options: ReserveOptions): RequestHandler {
       if (!result.ok) {
         throw new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`);
       }
+      if (ctx.closed) {
+        // The client left while the hold was being taken, and the request was already settled: give it back.
+        Promise.resolve(store.release(request.requestId)).catch(() => undefined);
+        return;
+      }
       ctx.hold = amount;
       next();
     }, (err: unknown) => {

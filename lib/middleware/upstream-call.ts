@@ -16,6 +16,7 @@ export function startCall(
   upstreamName: string,
   run: (call: UpstreamCallContext) => Promise<void>,
 ): void {
+  if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
   const controller = new AbortController();
   // Whoever ended the response (client gone, error, shutdown), an unfinished upstream call stops now.
   let finished = false;

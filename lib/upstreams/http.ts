@@ -9,7 +9,7 @@ import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, 
 /** Defaults of UpstreamTimeouts. */
 export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.freeze({
   connectMs: 10_000,
-  firstByteMs: 60_000,
+  firstByteMs: 600_000,
   idleMs: 60_000,
 });
 

@@ -89,7 +89,7 @@ export type FetchLike = (url: string, init: RequestInitLike) => Promise<Response
 export interface UpstreamTimeouts {
   /** TCP connect. Default: 10000. */
   connectMs?: number;
-  /** From sending the request to the response headers. Default: 60000. */
+  /** From sending the request to the response headers; a non-streamed answer sends its headers only when complete. Default: 600000 (10 min, as the official SDKs). */
   firstByteMs?: number;
   /** Longest silence between two chunks of a body or stream. Default: 60000. */
   idleMs?: number;
