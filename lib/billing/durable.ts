@@ -36,7 +36,8 @@ export class DurableWriter {
     const attempt = async (): Promise<void> => {
       for (let n = 1; ; n++) {
         try {
-          await withTimeout(Promise.resolve(write()), this.timeout, 'store write');
+          const out = write(); // a sync store needs no timer
+          if (out instanceof Promise) await withTimeout(out, this.timeout, 'store write');
           return;
         } catch (err) {
           this.options.onError?.(err, n);
