@@ -137,3 +137,17 @@ it('migrate() runs once when several instances start at once, and is idempotent 
   }
   expect(() => new PostgresStore({ pool: made.pool, schema: 'Bad-Name' })).toThrow(/option "schema" must be a lower-case SQL identifier/);
 });
+
+it('PostgresStore caches found keys only: a key added by another instance works at once, unknown keys do not pile up', async () => {
+  const made = await pgStore({ keyCacheMs: 60_000 });
+  try {
+    const other = new PostgresStore({ pool: made.pool, schema: made.schema, sweepIntervalMs: 0 });
+    expect(await made.store.findCaller(hashKey('sk-late'))).toBeUndefined();
+    await other.addKey('sk-late', { id: 'late' });
+    expect(await made.store.findCaller(hashKey('sk-late'))).toMatchObject({ id: 'late' });
+    for (let i = 0; i < 50; i++) await made.store.findCaller(hashKey(`sk-random-${i}`));
+    expect((made.store as unknown as { keys: Map<string, unknown> }).keys.size).toBe(1);
+  } finally {
+    await made.drop();
+  }
+});

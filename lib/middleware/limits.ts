@@ -21,7 +21,8 @@ const refused = (kind: LimitKind, seconds: number): GatewayError =>
 const retrySeconds = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 
 /**
- * Needs authenticate() before it. Counts tokens at admission from the estimate and corrects
+ * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
+ * slots back and correct tpm; without it a slot is held until `concurrencyTtlSec`). Counts tokens at admission from the estimate and corrects
  * the count when the request settles (with the confirmed usage). Exceeded: 429
  * `rate_limit_error` with `retry-after`. A counter backend that fails refuses the request
  * (fails closed) with 500 `api_error`.

@@ -26,7 +26,8 @@ export interface ReserveOptions {
 }
 
 /**
- * Needs resolveModel() before it. Holds price × estimate atomically; when the available
+ * Needs resolveModel() before it and billingHook() around it (which settles and so releases
+ * the hold; without it a hold lasts until `holdTtlMs`). Holds price × estimate atomically; when the available
  * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
  * The hold only admits: the bill is decided later from the confirmed usage.
  */

@@ -19,6 +19,7 @@ export interface PostgresStoreOptions {
   sweepIntervalMs?: number;
 }
 
+const KEY_CACHE_SIZE = 10_000;
 const toNumber = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 
 /**
@@ -31,7 +32,7 @@ export class PostgresStore implements GatewayStore {
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
   private readonly keyCacheMs: number;
-  private readonly keys = new Map<string, { caller: Caller | undefined; until: number }>();
+  private readonly keys = new Map<string, { caller: Caller; until: number }>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly settlements = new Batcher<Settlement, boolean>((list) => this.settleMany(list));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
@@ -71,7 +72,12 @@ export class PostgresStore implements GatewayStore {
       ...(row.limits ? { limits: row.limits as LimitSettings } : {}),
       disabled: row.disabled === true,
     };
-    if (this.keyCacheMs > 0) this.keys.set(keyHash, { caller, until: Date.now() + this.keyCacheMs });
+    // Only keys that exist are cached, and at most KEY_CACHE_SIZE of them: random keys sent by an
+    // attacker must not grow this map.
+    if (caller && this.keyCacheMs > 0) {
+      if (this.keys.size >= KEY_CACHE_SIZE) this.keys.delete(this.keys.keys().next().value as string);
+      this.keys.set(keyHash, { caller, until: Date.now() + this.keyCacheMs });
+    }
     return caller;
   }
 
