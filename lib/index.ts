@@ -70,5 +70,5 @@ export type {
   FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, ModelEntry, Pricing, RerankRequest, RerankResult, StreamEvent, TextBlock, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, ModelEntry, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
 } from './types';

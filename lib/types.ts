@@ -131,6 +131,9 @@ export interface StreamEvent {
   [field: string]: unknown;
 }
 
+/** What a Messages adapter's stream yields: one event, or several (those of one upstream read) at once. */
+export type StreamItem = StreamEvent | readonly StreamEvent[];
+
 /** A validated rerank request. */
 export interface RerankRequest {
   model: string;

@@ -3,7 +3,7 @@ import { sendJson } from '../send-json';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import { SseWriter } from '../streaming/sse-writer';
+import { patched, SseWriter } from '../streaming/sse-writer';
 import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { startCall } from './upstream-call';
@@ -32,11 +32,11 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
   const publicModel = (ctx.model as ModelEntry).id;
   try {
     while (!next.done) {
-      let event: StreamEvent = next.value;
-      if (event.type === 'message_start' && event.message && typeof event.message === 'object') {
-        event = { ...event, message: { ...(event.message as object), model: publicModel } };
-      }
-      const pending = writer.send(event);
+      const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
+      const out = items.map((event) => (event.type === 'message_start' && event.message && typeof event.message === 'object'
+        ? patched(event, { message: { ...(event.message as object), model: publicModel } })
+        : event));
+      const pending = writer.send(out);
       if (pending) await pending;
       if (writer.closed) break;
       next = await events.next();

@@ -1,15 +1,22 @@
 /** Reads server-sent events from an upstream body with eventsource-parser (no hand-rolled parsing). */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
-/** Yields each SSE message of a byte stream as soon as its frame is complete. */
-export async function* readSse(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
+/**
+ * Yields the SSE messages completed by each chunk of a byte stream, as one array per chunk
+ * (never empty): one async step per network read, however many events it carried.
+ */
+export async function* readSseBatches(chunks: AsyncIterable<Uint8Array | string>): AsyncGenerator<EventSourceMessage[]> {
+  let pending: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => pending.push(message) });
   const decoder = new TextDecoder();
   for await (const chunk of chunks) {
     parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    while (pending.length > 0) yield pending.shift() as EventSourceMessage;
+    if (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      yield batch;
+    }
   }
   parser.feed(decoder.decode());
-  while (pending.length > 0) yield pending.shift() as EventSourceMessage;
+  if (pending.length > 0) yield pending;
 }

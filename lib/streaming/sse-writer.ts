@@ -3,14 +3,21 @@ import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
 
-/** A non-enumerable symbol: JSON.stringify and object spreads leave it out, so a changed copy is re-serialised. */
+/** Symbol-keyed, so JSON.stringify leaves it out; `patched()` drops it from changed copies. */
 const RAW = Symbol('model-gateway.raw');
 type WithRaw = StreamEvent & { [RAW]?: string };
 
 /** Marks an event as unchanged from the upstream's `data` text, so it is sent without re-serialising. */
 export function withRaw(event: StreamEvent, data: string): StreamEvent {
-  Object.defineProperty(event, RAW, { value: data, enumerable: false });
+  (event as WithRaw)[RAW] = data;
   return event;
+}
+
+/** A copy of `event` with `changes`, serialised anew when sent (its upstream text no longer applies). */
+export function patched(event: StreamEvent, changes: Record<string, unknown>): StreamEvent {
+  const copy: WithRaw = { ...event, ...changes };
+  delete copy[RAW];
+  return copy;
 }
 
 /** Serialises one event as an SSE frame with its `event:` line (the SDKs drop frames without it). */
@@ -38,24 +45,16 @@ export class SseWriter {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  private corked = false;
-
   /**
-   * Writes a frame; waits for `drain` when the socket buffer is full (or for the client to go).
-   * Frames written in the same tick (the events of one upstream read) leave in one socket write:
-   * the response is corked until the tick ends, which delays nothing.
+   * Writes the frames of `events` as one chunk (the events of one upstream read), at once: no
+   * batching delay. Resolves when the socket buffer is below its high-water mark again (or the
+   * client is gone), which is how a slow client slows the upstream read.
    */
-  send(event: StreamEvent): Promise<void> | undefined {
-    if (this.closed) return undefined;
-    if (!this.corked) {
-      this.corked = true;
-      this.res.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.res.uncork();
-      });
-    }
-    if (this.res.write(frame(event))) return undefined;
+  send(events: readonly StreamEvent[]): Promise<void> | undefined {
+    if (this.closed || events.length === 0) return undefined;
+    let text = '';
+    for (const event of events) text += frame(event);
+    if (this.res.write(text)) return undefined;
     return new Promise((resolve) => {
       const done = (): void => {
         this.res.off('drain', done);

@@ -1,6 +1,6 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { readSse } from '../streaming/sse-reader';
+import { readSseBatches } from '../streaming/sse-reader';
 import { withRaw } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
@@ -34,7 +34,7 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     return message;
   }
 
-  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
     const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
     const type = open.response.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream')) {
@@ -42,22 +42,33 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
     }
     let stopped = false;
-    for await (const message of readSse(open.chunks())) {
+    for await (const batch of readSseBatches(open.chunks())) {
       // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
       // connection goes back to the pool instead of being torn down.
       if (stopped) continue;
-      const event = parseEventData(message.data, http.name);
-      if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
-      if (event.type === 'message_start') {
-        const start = event.message as { usage?: Record<string, unknown> } | undefined;
-        ctx.usage.report(usageFromAnthropic(start?.usage));
-      } else if (event.type === 'message_delta') {
-        ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
-      } else if (event.type === 'message_stop') {
-        stopped = true;
-        ctx.usage.complete();
+      const events: StreamEvent[] = [];
+      for (const message of batch) {
+        if (stopped) break;
+        let event: StreamEvent;
+        try {
+          event = parseEventData(message.data, http.name);
+          if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
+        } catch (err) {
+          if (events.length > 0) yield events; // what came before the failure still reaches the client
+          throw err;
+        }
+        if (event.type === 'message_start') {
+          const start = event.message as { usage?: Record<string, unknown> } | undefined;
+          ctx.usage.report(usageFromAnthropic(start?.usage));
+        } else if (event.type === 'message_delta') {
+          ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
+        } else if (event.type === 'message_stop') {
+          stopped = true;
+          ctx.usage.complete();
+        }
+        events.push(withRaw(event, message.data));
       }
-      yield withRaw(event, message.data);
+      if (events.length > 0) yield events;
     }
     if (stopped) return;
     throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);

@@ -1,6 +1,6 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
 import { GatewayError, toGatewayError } from '../errors';
-import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamEvent } from '../types';
+import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
 import { isRetryableCode } from './errors';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
@@ -92,7 +92,7 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   }
   const run = plan(adapters as readonly MessagesAdapter[], options);
   const create = (request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> => run(ctx, (a) => a.create(request, ctx));
-  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamItem> {
     const opened = await run(ctx, async (a) => {
       const events = a.stream(request, ctx)[Symbol.asyncIterator]();
       return { events, first: await events.next() };

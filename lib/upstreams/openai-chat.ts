@@ -1,7 +1,8 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
 import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { readSse } from '../streaming/sse-reader';
+import { readSseBatches } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
 import { guardAdapter } from './guard';
@@ -15,6 +16,19 @@ export interface OpenAIChatAdapterOptions extends HttpAdapterOptions {
   maxTokensField?: MaxTokensField;
   /** Path of the endpoint under `baseURL`. Default: "/v1/chat/completions". */
   path?: string;
+}
+
+/** One chunk of an OpenAI stream, or the error it is (invalid JSON, or an error object in either shape). */
+function parseChunk(data: string, event: string | undefined, name: string): Record<string, unknown> | GatewayError {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return badUpstreamAnswer(`upstream ${name} sent an invalid chunk: ${data.slice(0, 2000)}`);
+  }
+  if (typeof chunk !== 'object' || chunk === null) return badUpstreamAnswer(`upstream ${name} sent a non-object chunk`);
+  const c = chunk as Record<string, unknown>;
+  return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
 
 const messageId = (): string => `msg_${randomBytes(12).toString('base64url')}`;
@@ -41,7 +55,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     return message;
   }
 
-  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
+  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
     const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
     const type = open.response.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream')) {
@@ -50,28 +64,28 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     }
     const translator = new ChatStreamTranslator(messageId(), request.model);
     let done = false;
-    for await (const message of readSse(open.chunks())) {
-      if (done) continue; // drain what follows [DONE] so the connection can be reused
-      if (message.data.trim() === '[DONE]') {
-        done = true;
-        continue;
+    for await (const batch of readSseBatches(open.chunks())) {
+      const events: StreamEvent[] = [];
+      for (const message of batch) {
+        if (done) break; // what follows [DONE] is drained so the connection can be reused
+        if (message.data.trim() === '[DONE]') {
+          done = true;
+          break;
+        }
+        const chunk = parseChunk(message.data, message.event, http.name);
+        if (chunk instanceof GatewayError) {
+          if (events.length > 0) yield events; // what came before the failure still reaches the client
+          throw chunk;
+        }
+        const before = translator.usage;
+        events.push(...translator.push(chunk));
+        if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
       }
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(message.data) as Record<string, unknown>;
-      } catch {
-        throw badUpstreamAnswer(`upstream ${http.name} sent an invalid chunk: ${message.data.slice(0, 2000)}`);
-      }
-      if (typeof chunk !== 'object' || chunk === null) throw badUpstreamAnswer(`upstream ${http.name} sent a non-object chunk`);
-      const error = message.event === 'error' ? chunkError({ error: chunk.error ?? chunk }, http.name) : chunkError(chunk, http.name);
-      if (error) throw error;
-      const before = translator.usage;
-      yield* translator.push(chunk);
-      if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
+      if (events.length > 0) yield events;
     }
     if (!done && !translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
     if (translator.usage) ctx.usage.complete();
-    yield* translator.end();
+    yield translator.end();
   }
 
   return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);

@@ -1,5 +1,5 @@
 /** The adapter contract: how the gateway calls an upstream provider. */
-import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamEvent, Usage } from '../types';
+import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem, Usage } from '../types';
 
 /** Token and unit figures an adapter may report; each is what the upstream said, never a guess. */
 export type UsageFigures = Partial<Omit<Usage, 'provenance'>>;
@@ -39,7 +39,8 @@ export interface UpstreamAttempt {
 
 /**
  * Upstream for `POST /v1/messages`. `create` answers with one message; `stream` yields
- * Anthropic stream events in the documented order. Both report usage through `ctx.usage`,
+ * Anthropic stream events in the documented order, one at a time or several at once as an
+ * array (the built-in adapters yield the events of one upstream read together: cheaper). Both report usage through `ctx.usage`,
  * and throw GatewayError (see `upstreamError`) on failure; neither writes to the client.
  */
 export interface MessagesAdapter {
@@ -47,7 +48,7 @@ export interface MessagesAdapter {
   /** Short name for logs. */
   readonly name: string;
   create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse>;
-  stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamEvent>;
+  stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamItem>;
 }
 
 /** Upstream for `POST /v1/rerank`: returns results sorted by relevance, highest first. */
