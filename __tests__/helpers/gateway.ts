@@ -65,3 +65,19 @@ export async function logEntry(store: MemoryStore, requestId: string, timeoutMs 
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** Options of postMessages(). */
+export interface MessagesCallOptions {
+  stream?: boolean;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+/** POSTs a one-line "Hello" Messages request with `x-api-key` and `anthropic-version: 2023-06-01`. */
+export function postMessages(url: string, key: string, model: string, options: MessagesCallOptions = {}): Promise<Response> {
+  return fetch(`${url}/v1/messages`, {
+    method: 'POST', signal: options.signal,
+    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: options.maxTokens ?? 64, stream: options.stream ?? false, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+}

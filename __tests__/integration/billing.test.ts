@@ -4,7 +4,7 @@ import type { SettledRecord } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { sleep, type FakeServer } from '../helpers/fake-server';
-import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -36,11 +36,7 @@ afterAll(async () => {
 
 const BALANCE = 100_000;
 async function call(key: string, model: string, stream = false): Promise<{ status: number; requestId: string; text: string }> {
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const res = await postMessages(gw.url, key, model, { stream });
   return { status: res.status, requestId: res.headers.get('request-id') as string, text: await res.text() };
 }
 

@@ -2,7 +2,7 @@
 import { anthropicAdapter, failover, type MessagesAdapter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { failWith, startFake, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import { addCaller, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, logEntry, postMessages, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let good: FakeServer;
 let bad: FakeServer;
@@ -39,10 +39,7 @@ afterAll(async () => {
 });
 
 async function call(model: string, stream = false): Promise<{ status: number; text: string; requestId: string }> {
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const res = await postMessages(gw.url, key, model, { stream });
   return { status: res.status, text: await res.text(), requestId: res.headers.get('request-id') as string };
 }
 

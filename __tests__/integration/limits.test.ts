@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { sleep, type FakeServer } from '../helpers/fake-server';
-import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let upstream: FakeServer;
 let gw: RunningGateway;
@@ -20,11 +20,7 @@ afterAll(async () => {
 });
 
 async function call(key: string, model = 'claude-json', maxTokens = 64): Promise<{ status: number; retryAfter: string | null; requestId: string; body: string }> {
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST',
-    headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: maxTokens, stream: model === 'claude-slow', messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const res = await postMessages(gw.url, key, model, { maxTokens, stream: model === 'claude-slow' });
   const out = { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('request-id') as string, body: await res.text() };
   await logEntry(gw.store, out.requestId); // settled, so corrections are applied
   return out;

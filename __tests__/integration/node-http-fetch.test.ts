@@ -3,7 +3,7 @@ import { anthropicAdapter, nodeHttpFetch, openaiChatAdapter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import { addCaller, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, logEntry, postMessages, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -25,10 +25,7 @@ afterAll(async () => {
   await Promise.all([anthropic.close(), openai.close()]);
 });
 
-const call = (model: string, stream = false) => fetch(`${gw.url}/v1/messages`, {
-  method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-  body: JSON.stringify({ model, max_tokens: 16, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-});
+const call = (model: string, stream = false) => postMessages(gw.url, key, model, { stream, maxTokens: 16 });
 
 it('answers JSON and streams, billed on confirmed usage', async () => {
   const json = await call('claude-json');

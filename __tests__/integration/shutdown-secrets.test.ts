@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import { addCaller, llmModels, logEntry, startGateway } from '../helpers/gateway';
+import { addCaller, llmModels, logEntry, postMessages, startGateway } from '../helpers/gateway';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -13,10 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => Promise.all([anthropic.close(), openai.close()]));
 
-const post = (url: string, key: string, model: string, stream = true) => fetch(`${url}/v1/messages`, {
-  method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-  body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-});
+const post = (url: string, key: string, model: string, stream = true) => postMessages(url, key, model, { stream });
 
 it('close(): stops accepting, lets short streams finish, ends long ones with an error event, flushes billing', async () => {
   const gw = await startGateway({ models: llmModels(anthropic.url, openai.url, ['claude-slow', 'claude-stall-midstream', 'claude-json']) });

@@ -4,7 +4,7 @@ import { MemoryStore, PostgresStore } from '../../lib';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, Settlement } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { FakeServer } from '../helpers/fake-server';
-import { addCaller, llmModels, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 import { pgStore } from '../helpers/services';
 import { startTcpProxy } from '../helpers/tcp-proxy';
 
@@ -55,10 +55,7 @@ afterAll(async () => {
 
 async function call(url: string, key: string, model = 'claude-json', stream = false): Promise<{ status: number; body: string; requestId: string; ms: number }> {
   const started = Date.now();
-  const res = await fetch(`${url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const res = await postMessages(url, key, model, { stream });
   return { status: res.status, body: await res.text(), requestId: res.headers.get('request-id') as string, ms: Date.now() - started };
 }
 
@@ -89,10 +86,7 @@ it('a client that leaves while its hold is being taken: no upstream call, the ho
   const before = upstream.calls;
   store.faults.reserve = { delayMs: 150 };
   const controller = new AbortController();
-  const pending = fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', signal: controller.signal, headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'claude-json', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
-  }).catch(() => undefined);
+  const pending = postMessages(gw.url, key, 'claude-json', { signal: controller.signal }).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 50));
   controller.abort();
   await pending;

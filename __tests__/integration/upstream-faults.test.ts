@@ -2,7 +2,7 @@
 import { anthropicAdapter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import { addCaller, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, logEntry, postMessages, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let fake: FakeServer;
 let gw: RunningGateway;
@@ -55,10 +55,7 @@ export const FAULTS: Array<[string, string, boolean, number, string, string]> = 
 
 it.each(FAULTS)('%s: documented client and billing outcome, a log entry, no leak', async (_fault, model, stream, status, code, billing) => {
   const before = gw.store.getBalance(callerId);
-  const res = await fetch(`${gw.url}/v1/messages`, {
-    method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-    body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hello' }] }),
-  });
+  const res = await postMessages(gw.url, key, model, { stream });
   const text = await res.text();
   expect(res.status).toBe(status);
   if (code === 'ok') expect(text).toContain('event: message_stop');

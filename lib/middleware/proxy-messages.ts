@@ -6,7 +6,7 @@ import { toGatewayError } from '../errors';
 import { patched, SseWriter } from '../streaming/sse-writer';
 import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
-import { startCall } from './upstream-call';
+import { modelFor, startCall } from './upstream-call';
 
 /** The body sent to the adapter: upstream model name, `temperature` only where the model takes it. */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
@@ -63,12 +63,9 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
 export function proxyMessages(): RequestHandler {
   return function proxyMessagesMiddleware(req, res, next: NextFunction) {
     const ctx = gatewayContext(res);
-    const model = ctx.model;
-    if (!model || model.upstream.kind !== 'messages') {
-      next(new Error('model-gateway: proxyMessages() needs resolveModel({ capability: "llm" }) before it.'));
-      return;
-    }
-    const adapter = model.upstream;
+    const resolved = modelFor(ctx, 'messages', next);
+    if (!resolved) return;
+    const { model, adapter } = resolved;
     const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
     startCall(ctx, res, next, adapter.name, (call) =>
       ctx.stream ? sendStream(adapter, request, call, ctx, res) : answerJson(adapter, request, call, ctx, res));

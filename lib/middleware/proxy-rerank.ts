@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
 import { badUpstreamAnswer } from '../upstreams/errors';
-import { startCall } from './upstream-call';
+import { modelFor, startCall } from './upstream-call';
 
 /** The gateway's rerank answer. */
 export interface RerankResponse {
@@ -41,12 +41,9 @@ export function shapeResults(results: RerankResult[], request: RerankRequest, na
 export function proxyRerank(): RequestHandler {
   return function proxyRerankMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
-    const model = ctx.model;
-    if (!model || model.upstream.kind !== 'rerank') {
-      next(new Error('model-gateway: proxyRerank() needs resolveModel({ capability: "rerank" }) before it.'));
-      return;
-    }
-    const adapter = model.upstream;
+    const resolved = modelFor(ctx, 'rerank', next);
+    if (!resolved) return;
+    const { model, adapter } = resolved;
     const body = req.body as RerankRequest;
     const request: RerankRequest = { ...body, model: model.upstreamModel ?? model.id };
     const version = req.path.startsWith('/v2') ? '2' : '1';

@@ -2,7 +2,8 @@
 import type { NextFunction, Response } from 'express';
 import type { GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import type { UpstreamCallContext } from '../upstreams/types';
+import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
+import type { ModelEntry } from '../types';
 
 /**
  * Runs one upstream call for a request: aborts it when the client goes away, routes a failure
@@ -48,4 +49,20 @@ export function startCall(
     finished = true;
     res.off('close', onClose);
   });
+}
+
+/**
+ * The resolved model of a request and its adapter, when the adapter is of `kind`; otherwise a
+ * composition error of the host (resolveModel() missing or for the wrong capability) goes to `next`.
+ */
+export function modelFor<K extends 'messages' | 'rerank'>(
+  ctx: GatewayContext,
+  kind: K,
+  next: NextFunction,
+): { model: Readonly<ModelEntry>; adapter: K extends 'messages' ? MessagesAdapter : RerankAdapter } | undefined {
+  const model = ctx.model;
+  if (model && model.upstream.kind === kind) return { model, adapter: model.upstream as K extends 'messages' ? MessagesAdapter : RerankAdapter };
+  const capability = kind === 'messages' ? 'llm' : 'rerank';
+  next(new Error(`model-gateway: the ${kind} proxy needs resolveModel({ capability: "${capability}" }) before it.`));
+  return undefined;
 }
