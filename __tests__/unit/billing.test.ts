@@ -1,4 +1,5 @@
 /** Integer money, the estimate and the usage provenance rules. */
+import fc from 'fast-check';
 import { chargeFor, defaultEstimator } from '../../lib';
 import { UsageTracker } from '../../lib/billing/usage';
 
@@ -17,6 +18,29 @@ describe('chargeFor', () => {
 
   it('keeps precision where floating point would not', () => {
     expect(chargeFor(usage(9_007_199_254, 0), { input: 1_000_000_000 })).toBe(9_007_199_254_000);
+  });
+
+  it('gives the exact BigInt result on both sides of 2^53 (Number fast path and BigInt path)', () => {
+    const exact = (u: ReturnType<typeof usage>, p: { input: number; output: number; cacheRead: number; cacheWrite: number }): number => {
+      const micro = BigInt(u.inputTokens) * BigInt(p.input) + BigInt(u.outputTokens) * BigInt(p.output)
+        + BigInt(u.cacheReadInputTokens) * BigInt(p.cacheRead) + BigInt(u.cacheCreationInputTokens) * BigInt(p.cacheWrite);
+      return Number((micro + 999_999n) / 1_000_000n);
+    };
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 2 ** 40 })), { minLength: 8, maxLength: 8 }),
+      ([a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0]) => {
+        const u = usage(a, b, c, d);
+        const p = { input: e, output: f, cacheRead: g, cacheWrite: h };
+        expect(chargeFor(u, p)).toBe(exact(u, p));
+      },
+    ), { numRuns: 2000 });
+    // Just below and just above the largest safe integer, and a quotient a hair above a whole number.
+    for (const tokens of [9_007_199_254, 9_007_199_255, 9_007_199_253]) {
+      const u = usage(tokens, 0, 0, 0);
+      for (const input of [999_999, 1_000_000, 1_000_001]) expect(chargeFor(u, { input })).toBe(exact(u, { input, output: 0, cacheRead: input, cacheWrite: input }));
+    }
+    expect(chargeFor(usage(9_007_199_254_740, 0), { input: 1 })).toBe(9_007_200); // 9,007,199.25474, rounded up
+    expect(chargeFor(usage(2 ** 53 - 1, 0), { input: 1 })).toBe(9_007_199_255); // past the fast path: BigInt
   });
 });
 
