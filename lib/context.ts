@@ -34,6 +34,10 @@ export interface GatewayContext {
   user?: string;
   /** Set when the response closed (finished or abandoned); later stages must not start work. */
   closed: boolean;
+  /** Set when the whole answer reached the client (a stream through `message_stop`): its upstream call may drain. */
+  answered?: boolean;
+  /** The billingHook() that settles this request (the first one met); later ones stand aside. */
+  settledBy?: object;
   /** Work (a proxy call) that must end before the request is settled. */
   work?: Promise<void>;
   /** Run once the request is over, before it is settled (limits corrections). */

@@ -19,15 +19,17 @@ function delta(res: http.ServerResponse, text: string): void {
   sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta');
 }
 
-function finish(res: http.ServerResponse): void {
+function finish(res: http.ServerResponse, lingerMs = 0): void {
   sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
   sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }, 'message_delta');
   sse(res, { type: 'message_stop' }, 'message_stop');
-  res.end();
+  if (lingerMs > 0) setTimeout(() => res.end(), lingerMs);
+  else res.end();
 }
 
 /** Behaviours: `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
- * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`. */
+ * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
+ * `*-linger` (ends its body 250 ms after message_stop). */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
@@ -105,6 +107,6 @@ export function startAnthropicFake(): Promise<FakeServer> {
       delta(res, text);
       if (model.endsWith('-slow')) await sleep(40);
     }
-    finish(res);
+    finish(res, model.endsWith('-linger') ? 250 : 0);
   });
 }

@@ -12,7 +12,7 @@ let gw: RunningGateway;
 let key: string;
 
 const NAMES = [
-  'claude-stream', 'claude-slow', 'claude-flood', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
+  'claude-stream', 'claude-slow', 'claude-flood', 'claude-linger', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
   'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-status-401', 'claude-status-403', 'claude-status-400', 'claude-status-404',
   'gpt-stream', 'gpt-json', 'gpt-slow', 'gpt-error-unwrapped', 'gpt-reset', 'gpt-length', 'gpt-status-503',
 ];
@@ -71,6 +71,30 @@ describe('SSE output', () => {
     });
     expect(arrivals.length).toBeGreaterThanOrEqual(4);
     expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(120); // 5 deltas, 40 ms apart upstream
+  });
+
+  it('forwards content events as the upstream wrote them, and renames only the model in message_start', async () => {
+    const res = await post(body('claude-stream', { stream: true }));
+    const upstreamFrames = [
+      `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } })}\n\n`,
+      `event: ping\ndata: {"type":"ping"}\n\n`,
+      `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' fake' } })}\n\n`,
+    ];
+    for (const f of upstreamFrames) expect(res.text).toContain(f);
+    expect(frames(res.text)[0]!.data.message).toMatchObject({ model: 'claude-stream', usage: { input_tokens: 25, output_tokens: 1 } });
+  });
+
+  it('ends the client stream with message_stop, while the upstream body is drained (not reset) and then settled', async () => {
+    const abortedBefore = anthropic.aborted.length;
+    const started = Date.now();
+    const res = await post(body('claude-linger', { stream: true }));
+    const took = Date.now() - started;
+    expect(res.text).toMatch(/event: message_stop\ndata: \{"type":"message_stop"\}\n\n$/);
+    expect(took).toBeLessThan(200); // the upstream ends its body only 250 ms after message_stop
+    const entry = await logEntry(gw.store, res.headers['request-id'] as string);
+    expect(entry).toMatchObject({ status: 200, billingStatus: 'billed', usage: { outputTokens: 15 } });
+    await sleep(300); // past the upstream's own end
+    expect(anthropic.aborted.length).toBe(abortedBefore); // the upstream response finished: the connection stays usable
   });
 
   it('honours backpressure: a client that stops reading stops the upstream read', async () => {

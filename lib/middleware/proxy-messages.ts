@@ -32,13 +32,17 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
   const publicModel = (ctx.model as ModelEntry).id;
   try {
     while (!next.done) {
-      const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-      const out = items.map((event) => (event.type === 'message_start' && event.message && typeof event.message === 'object'
-        ? patched(event, { message: { ...(event.message as object), model: publicModel } })
-        : event));
-      const pending = writer.send(out);
-      if (pending) await pending;
-      if (writer.closed) break;
+      if (!writer.completed) {
+        const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
+        const out = items.map((event) => (event.type === 'message_start' && event.message && typeof event.message === 'object'
+          ? patched(event, { message: { ...(event.message as object), model: publicModel } })
+          : event));
+        const pending = writer.send(out);
+        ctx.answered = writer.completed;
+        if (pending) await pending;
+        // A client that left stops the upstream; after message_stop the rest is drained, not aborted.
+        if (writer.closed && !writer.completed) break;
+      }
       next = await events.next();
     }
     writer.end();

@@ -19,10 +19,11 @@ export function startCall(
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
   const controller = new AbortController();
-  // Whoever ended the response (client gone, error, shutdown), an unfinished upstream call stops now.
+  // Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
+  // stops now. A stream that reached the client whole (message_stop) lets its call drain.
   let finished = false;
   const onClose = (): void => {
-    if (!finished) controller.abort();
+    if (!finished && !ctx.answered) controller.abort();
   };
   res.once('close', onClose);
   ctx.upstream = upstreamName;

@@ -1,4 +1,4 @@
-/** Writes Anthropic-format SSE frames to the client: headers flushed at once, backpressure honoured. */
+/** Writes Anthropic-format SSE frames to the client: headers with the first events, backpressure honoured. */
 import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
@@ -13,10 +13,15 @@ export function withRaw(event: StreamEvent, data: string): StreamEvent {
   return event;
 }
 
+/** An event known only by its type, sent as the upstream's unparsed `data` text. */
+export function rawEvent(type: string, data: string): StreamEvent {
+  return { type, [RAW]: data } as WithRaw;
+}
+
 /** A copy of `event` with `changes`, serialised anew when sent (its upstream text no longer applies). */
 export function patched(event: StreamEvent, changes: Record<string, unknown>): StreamEvent {
   const copy: WithRaw = { ...event, ...changes };
-  delete copy[RAW];
+  copy[RAW] = undefined; // not `delete`, which would turn the object into a slow dictionary
   return copy;
 }
 
@@ -29,31 +34,47 @@ export function frame(event: StreamEvent): string {
 export class SseWriter {
   constructor(private readonly res: Response) {}
 
-  /** Sends the 200 status and stream headers immediately. */
+  /**
+   * Sets the 200 status and stream headers. They go out with the first `send()`, which follows
+   * at once (the caller opens the writer only when it holds the first events): one socket
+   * write instead of two, and no delay.
+   */
   open(): void {
     const res = this.res;
-    res.status(200);
+    res.statusCode = 200;
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache');
     res.setHeader('connection', 'keep-alive');
     res.setHeader('x-accel-buffering', 'no');
-    res.flushHeaders();
   }
 
-  /** Whether the client is gone. */
+  /** Whether nothing more can be written: the client is gone or the stream ended. */
   get closed(): boolean {
     return this.res.destroyed || this.res.writableEnded;
   }
 
+  /** Whether the stream ended with its `message_stop` (the response is complete). */
+  completed = false;
+
   /**
    * Writes the frames of `events` as one chunk (the events of one upstream read), at once: no
    * batching delay. Resolves when the socket buffer is below its high-water mark again (or the
-   * client is gone), which is how a slow client slows the upstream read.
+   * client is gone), which is how a slow client slows the upstream read. A batch ending with
+   * `message_stop` ends the response in the same write.
    */
   send(events: readonly StreamEvent[]): Promise<void> | undefined {
-    if (this.closed || events.length === 0) return undefined;
+    if (this.closed) return undefined;
+    if (events.length === 0) {
+      if (!this.res.headersSent) this.res.flushHeaders();
+      return undefined;
+    }
     let text = '';
     for (const event of events) text += frame(event);
+    if (events[events.length - 1]?.type === 'message_stop') {
+      this.completed = true;
+      this.res.end(text);
+      return undefined;
+    }
     if (this.res.write(text)) return undefined;
     return new Promise((resolve) => {
       const done = (): void => {
@@ -72,7 +93,7 @@ export class SseWriter {
     this.res.end(frame({ type: 'error', error: { type: code, message } }));
   }
 
-  /** Ends the stream. */
+  /** Ends the stream (sending the headers first if nothing was written). */
   end(): void {
     if (!this.closed) this.res.end();
   }

@@ -23,6 +23,20 @@ export function usageFromAnthropic(usage: Record<string, unknown> | object | nul
   return figures;
 }
 
+/** Events the gateway only forwards: nothing in them is billed, renamed or checked for errors. */
+const FORWARDED = new Map(['content_block_delta', 'content_block_start', 'content_block_stop', 'ping']
+  .map((type) => [type, `{"type":"${type}"`] as const));
+
+/**
+ * The type of a content event that can be forwarded without parsing: its `data` starts with
+ * its own type (as Anthropic serialises them) and is a closed object. Every other event is
+ * parsed (`parseEventData`), so usage, model names and errors are always read from real JSON.
+ */
+export function forwardedType(message: { event?: string | undefined; data: string }): string | undefined {
+  const prefix = message.event === undefined ? undefined : FORWARDED.get(message.event);
+  return prefix !== undefined && message.data.startsWith(prefix) && message.data.endsWith('}') ? message.event : undefined;
+}
+
 /** Parses one SSE `data` field into an event object, or throws `api_error`. */
 export function parseEventData(data: string, name: string): StreamEvent {
   try {

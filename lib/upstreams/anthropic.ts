@@ -1,11 +1,11 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
-import { withRaw } from '../streaming/sse-writer';
+import { rawEvent, withRaw } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
 import { guardAdapter } from './guard';
-import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
+import { forwardedType, parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
 
 /** Options of the Anthropic adapter. */
@@ -49,6 +49,11 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       const events: StreamEvent[] = [];
       for (const message of batch) {
         if (stopped) break;
+        const forwarded = forwardedType(message);
+        if (forwarded !== undefined) {
+          events.push(rawEvent(forwarded, message.data));
+          continue;
+        }
         let event: StreamEvent;
         try {
           event = parseEventData(message.data, http.name);
