@@ -49,7 +49,11 @@ export function resolveHttp(
   }
   const agents = createAgents(timeouts.connectMs);
   const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);
-  const fetch = options.fetch ?? ((url, init) => nodeFetch(url, { ...init, agent } as never) as unknown as Promise<ResponseLike>);
+  const custom = options.fetch;
+  // The headers object is shared by every call: a host's own client gets a copy it may change.
+  const fetch: FetchLike = custom
+    ? (url, init) => custom(url, { ...init, headers: { ...init.headers } })
+    : (url, init) => nodeFetch(url, { ...init, agent } as never) as unknown as Promise<ResponseLike>;
   const headers = { 'content-type': 'application/json', ...options.headers, ...(options.apiKey ? authHeaders(options.apiKey) : {}) };
   return Object.freeze({
     name: options.name ?? defaultName,
@@ -96,7 +100,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   let response: ResponseLike;
   try {
     response = await http.fetch(`${http.baseURL}${path}`, {
-      method: 'POST', headers: { ...http.headers }, body: JSON.stringify(body), signal: controller.signal, size: http.maxResponseBytes,
+      method: 'POST', headers: http.headers, body: JSON.stringify(body), signal: controller.signal, size: http.maxResponseBytes,
     });
   } catch (err) {
     done();
