@@ -10,14 +10,18 @@ import { startTcpProxy } from '../helpers/tcp-proxy';
 
 type Step = 'findCaller' | 'reserve' | 'settle' | 'appendLog';
 
-/** A host store with injected faults: the next `fail` calls of a step reject; `stall` makes them hang. */
+/**
+ * A host store with injected faults: the next `fail` calls of a step reject, `throw` calls throw
+ * synchronously (a sync store failing), `stall` calls hang. Without a fault it answers synchronously.
+ */
 class FaultyStore implements GatewayStore {
-  readonly faults: Partial<Record<Step, { fail?: number; stall?: number; delayMs?: number }>> = {};
+  readonly faults: Partial<Record<Step, { fail?: number; throw?: number; stall?: number; delayMs?: number }>> = {};
   constructor(readonly inner: MemoryStore) {}
   private run<T>(step: Step, work: () => T): T | Promise<T> {
     const fault = this.faults[step];
     if (fault?.stall && fault.stall-- > 0) return new Promise<T>(() => undefined);
     if (fault?.fail && fault.fail-- > 0) return Promise.reject(new Error(`${step} failed (injected)`));
+    if (fault?.throw && fault.throw-- > 0) throw new Error(`${step} threw (injected)`);
     if (fault?.delayMs) {
       const ms = fault.delayMs;
       fault.delayMs = 0;
@@ -59,7 +63,7 @@ async function call(url: string, key: string, model = 'claude-json', stream = fa
   return { status: res.status, body: await res.text(), requestId: res.headers.get('request-id') as string, ms: Date.now() - started };
 }
 
-it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('key lookup %s: a clear 500 in bounded time, logged, no upstream call', async (_how, fault) => {
+it.each([['fails', { fail: 1 }], ['throws', { throw: 1 }], ['stalls', { stall: 1 }]] as const)('key lookup %s: a clear 500 in bounded time, logged, no upstream call', async (_how, fault) => {
   const { key } = addCaller(memory);
   const before = upstream.calls;
   store.faults.findCaller = { ...fault };
@@ -71,7 +75,7 @@ it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('key lookup
   expect(await logEntry(memory, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error' });
 });
 
-it.each([['fails', { fail: 1 }], ['stalls', { stall: 1 }]] as const)('reserve %s: fails closed with a clear 500, no upstream call', async (_how, fault) => {
+it.each([['fails', { fail: 1 }], ['throws', { throw: 1 }], ['stalls', { stall: 1 }]] as const)('reserve %s: fails closed with a clear 500, no upstream call', async (_how, fault) => {
   const { key } = addCaller(memory);
   const before = upstream.calls;
   store.faults.reserve = { ...fault };
@@ -106,7 +110,7 @@ it('reserve fails with failOpen: admitted without a hold and still billed on con
   expect(memory.getBalance(id)).toBe(999);
 });
 
-it.each([['fails 3 times', { fail: 3 }], ['stalls once', { stall: 1 }]] as const)('settle %s: retried until stored, charged exactly once', async (_how, fault) => {
+it.each([['fails 3 times', { fail: 3 }], ['throws twice', { throw: 2 }], ['stalls once', { stall: 1 }]] as const)('settle %s: retried until stored, charged exactly once', async (_how, fault) => {
   const { key, id } = addCaller(memory, { balance: 1000 });
   store.faults.settle = { ...fault };
   const res = await call(gw.url, key);
@@ -116,9 +120,9 @@ it.each([['fails 3 times', { fail: 3 }], ['stalls once', { stall: 1 }]] as const
   expect(memory.getAccount(id)).toEqual({ balance: 999, held: 0, ledger: 999 });
 });
 
-it('request log write fails twice: retried, stored exactly once', async () => {
+it.each([['fails', { fail: 2 }], ['throws', { throw: 2 }]] as const)('request log write %s twice: retried, stored exactly once', async (_how, fault) => {
   const { key } = addCaller(memory);
-  store.faults.appendLog = { fail: 2 };
+  store.faults.appendLog = { ...fault };
   const res = await call(gw.url, key);
   await logEntry(memory, res.requestId);
   await gw.router.close({ graceMs: 0 }).catch(() => undefined);

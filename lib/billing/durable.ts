@@ -13,6 +13,15 @@ export interface DurableWriterOptions {
   onError?: (err: unknown, attempt: number) => void;
 }
 
+/** Calls `write` once: its result, or a rejected promise when it threw. */
+function attempt(write: () => unknown): unknown {
+  try {
+    return write();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /** Runs writes until they succeed; `flush()` waits for every pending write. */
 export class DurableWriter {
   private readonly pending = new Set<Promise<void>>();
@@ -31,23 +40,30 @@ export class DurableWriter {
     return this.pending.size;
   }
 
-  /** Runs `write` now and again after each failure, until it succeeds. */
-  run(write: () => unknown): Promise<void> {
-    const attempt = async (): Promise<void> => {
-      for (let n = 1; ; n++) {
-        try {
-          const out = write(); // a sync store needs no timer
-          if (out instanceof Promise) await withTimeout(out, this.timeout, 'store write');
-          return;
-        } catch (err) {
-          this.options.onError?.(err, n);
-          await new Promise((r) => setTimeout(r, Math.min(this.max, this.base * 2 ** (n - 1))));
-        }
-      }
-    };
-    const promise = attempt().finally(() => this.pending.delete(promise));
+  /**
+   * Runs `write` now and again after each failure, until it succeeds. Returns undefined when a
+   * synchronous write succeeded at once, else a promise of the eventual success.
+   */
+  run(write: () => unknown): Promise<void> | undefined {
+    const first = attempt(write);
+    if (!(first instanceof Promise)) return undefined; // a synchronous store that succeeded: no timer, no tracking
+    const promise = this.retry(write, first).finally(() => this.pending.delete(promise));
     this.pending.add(promise);
     return promise;
+  }
+
+  private async retry(write: () => unknown, first: Promise<unknown>): Promise<void> {
+    let out = first;
+    for (let n = 1; ; n++) {
+      try {
+        await withTimeout(out, this.timeout, 'store write');
+        return;
+      } catch (err) {
+        this.options.onError?.(err, n);
+        await new Promise((r) => setTimeout(r, Math.min(this.max, this.base * 2 ** (n - 1))));
+      }
+      out = Promise.resolve(attempt(write));
+    }
   }
 
   /** Counts `work` as pending until it settles, so that flush() waits for it too. */

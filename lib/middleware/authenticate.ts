@@ -4,6 +4,7 @@ import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { hashKey } from '../stores/hash';
 import type { KeyStore } from '../stores/types';
+import type { Caller } from '../types';
 import { checkTimeout, withTimeout } from '../timeout';
 
 /** Options of authenticate(). */
@@ -57,13 +58,27 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
       next(err);
       return;
     }
-    withTimeout(store.findCaller(hashKey(presented.key)), timeoutMs, 'key lookup').catch((err: unknown) => {
-      throw unavailable(err);
-    }).then((caller) => {
-      if (!caller || caller.disabled) throw new GatewayError('authentication_error', 'invalid x-api-key');
+    const admit = (caller: Caller | undefined | null): void => {
+      if (!caller || caller.disabled) {
+        next(new GatewayError('authentication_error', 'invalid x-api-key'));
+        return;
+      }
       ctx.caller = caller;
       ctx.authScheme = presented.scheme;
       next();
-    }).catch(next);
+    };
+    let found: ReturnType<KeyStore['findCaller']>;
+    try {
+      found = store.findCaller(hashKey(presented.key));
+    } catch (err) {
+      next(unavailable(err));
+      return;
+    }
+    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer.
+    if (!(found instanceof Promise)) {
+      admit(found);
+      return;
+    }
+    withTimeout(found, timeoutMs, 'key lookup').then(admit, (err: unknown) => next(unavailable(err)));
   };
 }

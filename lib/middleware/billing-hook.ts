@@ -39,7 +39,8 @@ async function finalize(ctx: GatewayContext, res: Response, options: Required<Pi
   const decision = billable ? decide(ctx, succeeded) : undefined;
   for (const finalizer of ctx.finalizers) {
     try {
-      await finalizer(ctx);
+      const out = finalizer(ctx);
+      if (out instanceof Promise) await out;
     } catch {
       // a limits correction that fails must not stop billing
     }
@@ -47,7 +48,8 @@ async function finalize(ctx: GatewayContext, res: Response, options: Required<Pi
   const entry = logEntryOf(ctx, status, decision);
   if (decision) {
     const settlement = settlementOf(ctx, decision);
-    await options.writer.run(() => options.store.settle(settlement));
+    const settled = options.writer.run(() => options.store.settle(settlement));
+    if (settled) await settled;
     if (options.onSettled) {
       setImmediate(() => {
         Promise.resolve().then(() => options.onSettled?.({ settlement, entry })).catch(() => undefined);
@@ -55,7 +57,8 @@ async function finalize(ctx: GatewayContext, res: Response, options: Required<Pi
     }
   }
   // Written after the settlement, so a log line always describes money that has moved.
-  await options.writer.run(() => options.store.appendLog(entry));
+  const logged = options.writer.run(() => options.store.appendLog(entry));
+  if (logged) await logged;
 }
 
 /**
@@ -76,6 +79,11 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
   const resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
   return function billingHookMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
+    if (ctx.settledBy) {
+      next(); // another billingHook() settles this request: once only
+      return;
+    }
+    ctx.settledBy = resolved;
     res.once('close', () => {
       ctx.closed = true;
       resolved.writer.track(finalize(ctx, res, resolved));

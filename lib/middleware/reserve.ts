@@ -4,7 +4,7 @@ import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { chargeFor } from '../billing/pricing';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { BalanceStore } from '../stores/types';
+import type { BalanceStore, ReserveResult } from '../stores/types';
 import { checkTimeout, withTimeout } from '../timeout';
 
 /** Options of reserve(). */
@@ -55,21 +55,32 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const request = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
-    withTimeout(store.reserve(request), timeoutMs, 'reserve').then((result) => {
+    const held = (result: ReserveResult): void => {
       if (!result.ok) {
-        throw new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`);
+        next(new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`));
+        return;
       }
       if (ctx.closed) {
         // The client left while the hold was being taken, and the request was already settled: give it back.
-        Promise.resolve(store.release(request.requestId)).catch(() => undefined);
+        Promise.resolve().then(() => store.release(request.requestId)).catch(() => undefined);
         return;
       }
       ctx.hold = amount;
       next();
-    }, (err: unknown) => {
+    };
+    const failed = (err: unknown): void => {
       ctx.detail = `balance store: ${String(err)}`;
-      if (!failOpen) throw new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail });
-      next();
-    }).catch(next);
+      next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
+    };
+    let result: ReturnType<BalanceStore['reserve']>;
+    try {
+      result = store.reserve(request);
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer.
+    if (result instanceof Promise) withTimeout(result, timeoutMs, 'reserve').then(held, failed);
+    else held(result);
   };
 }
