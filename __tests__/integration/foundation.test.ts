@@ -57,6 +57,32 @@ describe('request id', () => {
   });
 });
 
+describe('request log', () => {
+  it('has exactly one line (one write) for a refused path parameter, a wrong method on a served path and an unknown path', async () => {
+    const writes: string[] = [];
+    const append = gw.store.appendLog.bind(gw.store);
+    const spy = jest.spyOn(gw.store, 'appendLog').mockImplementation((entry) => {
+      writes.push(entry.requestId);
+      return append(entry);
+    });
+    const replies = [
+      await request(gw.url).get('/v1/models/%E0%A4%A').set({ 'x-api-key': key }),
+      await request(gw.url).post('/v1/models').set({ 'x-api-key': key, ...V }).send({}),
+      await request(gw.url).get('/v2/nothing-here'),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([400, 404, 404]);
+    await new Promise((r) => setTimeout(r, 50)); // a second line, were one written, would be there by now
+    for (const reply of replies) {
+      const id = reply.headers['request-id'] as string;
+      expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(reply.body.request_id).toBe(id);
+      expect(gw.store.getLog().filter((e) => e.requestId === id).map((e) => e.status)).toEqual([reply.status]);
+      expect(writes.filter((w) => w === id)).toHaveLength(1);
+    }
+    spy.mockRestore();
+  });
+});
+
 describe('authentication', () => {
   it.each([
     ['no key', {}],

@@ -34,6 +34,10 @@ export function gracefulShutdown(): ShutdownGate {
   let closing = false;
   let idle: (() => void) | undefined;
   const gate = function gracefulShutdownMiddleware(_req, res, next) {
+    if (open.has(res)) {
+      next(); // met twice on one request (a router and its route): counted once
+      return;
+    }
     if (closing) {
       next(new GatewayError('overloaded_error', SHUTTING_DOWN));
       return;
