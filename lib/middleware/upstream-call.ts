@@ -2,6 +2,7 @@
 import type { NextFunction, Response } from 'express';
 import type { GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
+import { CallContext } from '../upstreams/call-context';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 import type { ModelEntry } from '../types';
 
@@ -18,22 +19,18 @@ export function startCall(
   run: (call: UpstreamCallContext) => Promise<void>,
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
-  const controller = new AbortController();
+  const call = new CallContext(ctx.requestId, ctx.usage, (attempt) => {
+    ctx.attempts.push(attempt);
+    ctx.upstream = attempt.upstream;
+  });
   // Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
   // stops now. A stream that reached the client whole (message_stop) lets its call drain.
   let finished = false;
   const onClose = (): void => {
-    if (!finished && !ctx.answered) controller.abort();
+    if (!finished && !ctx.answered) call.abort();
   };
   res.once('close', onClose);
   ctx.upstream = upstreamName;
-  const call: UpstreamCallContext = {
-    signal: controller.signal, requestId: ctx.requestId, usage: ctx.usage,
-    recordAttempt: (attempt) => {
-      ctx.attempts.push(attempt);
-      ctx.upstream = attempt.upstream;
-    },
-  };
   ctx.work = run(call).then(
     () => undefined,
     (err: unknown) => {
@@ -42,7 +39,7 @@ export function startCall(
         return;
       }
       const error = toGatewayError(err);
-      ctx.errorCode ??= controller.signal.aborted ? undefined : error.code;
+      ctx.errorCode ??= call.aborted ? undefined : error.code;
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },

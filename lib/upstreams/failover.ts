@@ -1,6 +1,7 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
 import { GatewayError, toGatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
+import { callAborted, onCallAbort } from './call-context';
 import { isRetryableCode } from './errors';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
@@ -21,11 +22,11 @@ export interface FailoverOptions {
 type Adapter = MessagesAdapter | RerankAdapter;
 interface Health { failures: number; downUntil: number }
 
-const pause = (ms: number, signal: AbortSignal): Promise<void> => new Promise((resolve) => {
-  if (ms <= 0 || signal.aborted) return resolve();
+const pause = (ms: number, ctx: UpstreamCallContext): Promise<void> => new Promise((resolve) => {
+  if (ms <= 0 || callAborted(ctx)) return resolve();
   const timer = setTimeout(done, ms);
-  function done(): void { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); }
-  signal.addEventListener('abort', done, { once: true });
+  const unlisten = onCallAbort(ctx, done);
+  function done(): void { clearTimeout(timer); unlisten(); resolve(); }
 });
 
 function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
@@ -59,13 +60,13 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
       } catch (err) {
         const error = toGatewayError(err);
         ctx.recordAttempt?.({ upstream: adapter.name, ok: false, code: error.code, detail: error.detail ?? error.message, ms: performance.now() - started });
-        if (ctx.signal.aborted || !isRetryableCode(error.code)) throw error;
+        if (callAborted(ctx) || !isRetryableCode(error.code)) throw error;
         last = error;
         h.failures++;
         const waitMs = (error.retryAfter ?? 0) * 1000;
         if (h.failures >= threshold) h.downUntil = Date.now() + cooldown;
         if (waitMs > maxWait) h.downUntil = Math.max(h.downUntil, Date.now() + waitMs);
-        if (n + 1 < attempts) await pause(waitMs > maxWait ? 0 : Math.max(waitMs, backoff * 2 ** n), ctx.signal);
+        if (n + 1 < attempts) await pause(waitMs > maxWait ? 0 : Math.max(waitMs, backoff * 2 ** n), ctx);
       }
     }
     throw last as GatewayError;

@@ -2,6 +2,7 @@
 import nodeFetch from 'node-fetch';
 import { GatewayError } from '../errors';
 import { createAgents } from './agent';
+import { callAborted, onCallAbort } from './call-context';
 import { redactor } from './guard';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from './types';
@@ -84,19 +85,19 @@ export function clientGone(): GatewayError {
 export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
   const controller = new AbortController();
   let phase: string | undefined;
-  const onAbort = (): void => controller.abort();
-  if (ctx.signal.aborted) controller.abort();
-  else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let unlisten: (() => void) | undefined;
+  if (callAborted(ctx)) controller.abort();
+  else unlisten = onCallAbort(ctx, () => controller.abort());
   const fail = (err: unknown): GatewayError => {
     if (err instanceof GatewayError) return err;
     if (phase) return timeoutError(phase);
-    if (ctx.signal.aborted) return clientGone();
+    if (callAborted(ctx)) return clientGone();
     const message = err instanceof Error ? err.message : String(err);
     if (message.includes('connect timeout')) return timeoutError('connect');
     return connectionError(`upstream ${http.name}: ${message}`);
   };
   let timer = setTimeout(() => { phase = 'first byte'; controller.abort(); }, http.timeouts.firstByteMs);
-  const done = (): void => { clearTimeout(timer); ctx.signal.removeEventListener('abort', onAbort); };
+  const done = (): void => { clearTimeout(timer); unlisten?.(); };
   let response: ResponseLike;
   try {
     response = await http.fetch(`${http.baseURL}${path}`, {

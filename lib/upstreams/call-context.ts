@@ -1,0 +1,78 @@
+/** The context of one upstream call; its AbortSignal is created only when an adapter reads it. */
+import type { UpstreamAttempt, UpstreamCallContext, UsageRecorder } from './types';
+
+const LISTEN = Symbol('model-gateway.onAbort');
+const ABORTED = Symbol('model-gateway.aborted');
+
+interface Listenable {
+  [LISTEN](listener: () => void): () => void;
+  readonly [ABORTED]: boolean;
+}
+
+/**
+ * What the proxies hand to an adapter. The built-in adapters learn of an abort through a plain
+ * listener list; a real AbortSignal (an EventTarget, costly to build) exists only once someone
+ * reads `signal`, and then follows the same abort.
+ */
+export class CallContext implements UpstreamCallContext, Listenable {
+  private controller: AbortController | undefined;
+  private listeners: Array<() => void> = [];
+  private isAborted = false;
+
+  constructor(
+    readonly requestId: string,
+    readonly usage: UsageRecorder,
+    readonly recordAttempt: (attempt: UpstreamAttempt) => void,
+  ) {}
+
+  /** Aborted when the client goes away; pass it to the HTTP call. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.isAborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Whether the call was aborted. */
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
+  get [ABORTED](): boolean {
+    return this.isAborted;
+  }
+
+  /** Aborts the call: listeners run once, and the signal (if made) aborts. */
+  abort(): void {
+    if (this.isAborted) return;
+    this.isAborted = true;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+    this.controller?.abort();
+  }
+
+  [LISTEN](listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+}
+
+const listenable = (ctx: UpstreamCallContext): ctx is UpstreamCallContext & Listenable => LISTEN in ctx;
+
+/** Whether the call was aborted (without creating a signal for a CallContext). */
+export function callAborted(ctx: UpstreamCallContext): boolean {
+  return listenable(ctx) ? ctx[ABORTED] : ctx.signal.aborted;
+}
+
+/** Runs `listener` once when the call aborts; returns the function that stops listening. */
+export function onCallAbort(ctx: UpstreamCallContext, listener: () => void): () => void {
+  if (listenable(ctx)) return ctx[LISTEN](listener);
+  const signal = ctx.signal;
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
