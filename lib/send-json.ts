@@ -7,6 +7,5 @@ export function sendJson(res: Response, body: unknown, status?: number): void {
   const text = JSON.stringify(body);
   if (status !== undefined) res.statusCode = status;
   res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(text);
+  res.end(text); // Node sets content-length from the single chunk
 }

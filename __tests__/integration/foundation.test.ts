@@ -50,6 +50,7 @@ describe('request id', () => {
     const ok = await post('/v1/messages', body).set('request-id', 'req_client_chosen');
     expect(ok.status).toBe(200);
     expect(ok.headers['request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(Number(ok.headers['content-length'])).toBe(Buffer.byteLength(ok.text)); // a sized JSON answer, not chunked
     const bad = await post('/v1/messages', { ...body, max_tokens: 0 });
     const missing = await request(gw.url).get('/v1/nothing-here');
     expectError(missing, 404, 'not_found_error', /GET \/v1\/nothing-here was not found/);

@@ -10,7 +10,9 @@ export class UsageTracker implements UsageRecorder {
 
   /** Records cumulative figures; later figures replace earlier ones field by field. */
   report(figures: UsageFigures): void {
-    for (const [key, value] of Object.entries(figures) as Array<[keyof UsageFigures, number | undefined]>) {
+    for (const name in figures) {
+      const key = name as keyof UsageFigures;
+      const value = figures[key];
       if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
         this.figures[key] = Math.floor(value);
         this.reported = true;
