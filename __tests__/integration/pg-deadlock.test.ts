@@ -1,4 +1,4 @@
-/** Two PostgresStore instances settling batches over the same callers in opposite orders: no deadlock, every charge once. */
+/** Two PostgresStore instances batching settles and reserves over the same callers in opposite orders: no deadlock surfaces, money stays right. */
 import { randomBytes } from 'node:crypto';
 import { PostgresStore } from '../../lib';
 import type { Settlement, Usage } from '../../lib';
@@ -24,6 +24,73 @@ it('batched settles from two instances over the same callers never deadlock', as
   } finally {
     other.close();
     await pool2.end();
+    await made.drop();
+  }
+});
+
+it('batched reserves and settles from two instances over the same callers: no error, never more held than the balance', async () => {
+  const made = await pgStore();
+  const pool2 = await pgPool();
+  const other = new PostgresStore({ pool: pool2, schema: made.schema, sweepIntervalMs: 0 });
+  try {
+    const callers = Array.from({ length: 6 }, (_, i) => `rs_${i}`);
+    for (const id of callers) await made.store.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 100 });
+    const errors: unknown[] = [];
+    const admitted = new Map<string, number>(callers.map((c) => [c, 0]));
+    const expiresAt = Date.now() + 60_000;
+    for (let round = 0; round < 20; round++) {
+      const reserve = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
+        store.reserve({ callerId: c, requestId: `${tag}_${round}_${c}`, amount: 3, expiresAt })
+          .then((r) => { if (r.ok) admitted.set(c, (admitted.get(c) ?? 0) + 3); }, (e: unknown) => errors.push(e)));
+      // Settling the previous round's holds at the same time makes the two kinds of batch cross.
+      const settle = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
+        store.settle({ requestId: `${tag}_${round - 1}_${c}`, callerId: c, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage })
+          .catch((e: unknown) => errors.push(e)));
+      const reversed = [...callers].reverse();
+      await Promise.all([...reserve(made.store, 'a', callers), ...reserve(other, 'b', reversed), ...settle(made.store, 'b', callers), ...settle(other, 'a', reversed)]);
+    }
+    expect(errors.map(String)).toEqual([]);
+    for (const id of callers) {
+      const account = await made.store.getAccount(id);
+      expect(account.balance).toBe(account.ledger);
+      expect(account.held).toBeLessThanOrEqual(account.balance);
+      expect(account.held).toBeGreaterThan(0);
+    }
+  } finally {
+    other.close();
+    await pool2.end();
+    await made.drop();
+  }
+});
+
+it('a reserve batch chosen as a deadlock victim is run again; any other database error is not retried', async () => {
+  const made = await pgStore();
+  let victims = 1;
+  let broken = 0;
+  const calls: string[] = [];
+  // The real pool, with PostgreSQL's deadlock error injected into the next reserve batch(es).
+  const pool = {
+    connect: () => made.pool.connect(),
+    query: (q: { name?: string; text: string; values?: unknown[] }) => {
+      if (q.name?.endsWith('reserveMany')) {
+        calls.push(q.name);
+        if (victims > 0 && victims--) return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+        if (broken > 0 && broken--) return Promise.reject(Object.assign(new Error('disk full'), { code: '53100' }));
+      }
+      return made.pool.query(q);
+    },
+  };
+  const store = new PostgresStore({ pool: pool as never, schema: made.schema, sweepIntervalMs: 0 });
+  try {
+    await made.store.addKey(`k-victim-${randomBytes(4).toString('hex')}`, { id: 'victim', balance: 10 });
+    expect(await store.reserve({ callerId: 'victim', requestId: 'rv_1', amount: 4, expiresAt: Date.now() + 60_000 })).toEqual({ ok: true });
+    expect(calls).toHaveLength(2);
+    broken = 1;
+    await expect(store.reserve({ callerId: 'victim', requestId: 'rv_2', amount: 4, expiresAt: Date.now() + 60_000 })).rejects.toThrow('disk full');
+    expect(calls).toHaveLength(3);
+    expect(await made.store.getAccount('victim')).toMatchObject({ balance: 10, held: 4 });
+  } finally {
+    store.close();
     await made.drop();
   }
 });

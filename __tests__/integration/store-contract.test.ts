@@ -59,6 +59,17 @@ describe.each(stores)('%s', (_name, make) => {
     expect((await store.getAccount(id)).held).toBe(200);
   });
 
+  it('reserves of several callers made together: each caller admitted in order while it fits, refusals say what was left', async () => {
+    const [a, b, none] = [await caller(100), await caller(25), `c_missing_${rid()}`];
+    const ask = (callerId: string, amount: number) => store.reserve({ callerId, requestId: rid(), amount, expiresAt: later() });
+    const results = await Promise.all([ask(a, 60), ask(b, 10), ask(a, 30), ask(none, 1), ask(b, 10), ask(a, 20), ask(b, 10)]);
+    expect(results).toEqual([
+      { ok: true }, { ok: true }, { ok: true }, { ok: false, available: 0 }, { ok: true }, { ok: false, available: 10 }, { ok: false, available: 5 },
+    ]);
+    expect(await store.getAccount(a)).toMatchObject({ balance: 100, held: 90 });
+    expect(await store.getAccount(b)).toMatchObject({ balance: 25, held: 20 });
+  });
+
   it('settle charges once per request id, releases the hold, and a repeat (even concurrent) is a no-op', async () => {
     const id = await caller(1000);
     const requestId = rid();

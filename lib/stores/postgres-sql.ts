@@ -4,12 +4,20 @@
 export function statements(s: string) {
   return Object.freeze({
     findCaller: `SELECT caller_id, models, limits, disabled FROM ${s}.callers WHERE key_hash = $1`,
-    // Check-and-hold in one row update: concurrent reserves serialise on the balance row.
-    reserve: `WITH r AS (
-        UPDATE ${s}.balances SET held = held + $3 WHERE caller_id = $1 AND balance - held >= $3 RETURNING caller_id)
-      INSERT INTO ${s}.holds (request_id, caller_id, amount, expires_at)
-      SELECT $2, caller_id, $3, to_timestamp($4::double precision / 1000) FROM r RETURNING 1`,
-    available: `SELECT balance - held AS available FROM ${s}.balances WHERE caller_id = $1`,
+    // The reserves of one tick in one statement: balance rows locked in caller order, then per
+    // caller the requests are admitted in arrival order while their running total fits.
+    reserveMany: `WITH x AS (
+        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, request_id text, caller_id text, amount bigint, expires_at double precision)),
+      b AS (SELECT caller_id, balance - held AS available FROM ${s}.balances
+        WHERE caller_id IN (SELECT caller_id FROM x) ORDER BY caller_id FOR UPDATE),
+      w AS (SELECT x.*, b.available, sum(x.amount) OVER (PARTITION BY x.caller_id ORDER BY x.i) AS running FROM x JOIN b USING (caller_id)),
+      h AS (INSERT INTO ${s}.holds (request_id, caller_id, amount, expires_at)
+        SELECT request_id, caller_id, amount, to_timestamp(expires_at / 1000) FROM w WHERE running <= available
+        ON CONFLICT (request_id) DO NOTHING RETURNING request_id, caller_id, amount),
+      u AS (UPDATE ${s}.balances SET held = held + t.total
+        FROM (SELECT caller_id, sum(amount) AS total FROM h GROUP BY caller_id) t WHERE ${s}.balances.caller_id = t.caller_id)
+      SELECT w.i, h.request_id IS NOT NULL AS ok, w.available - w.running + w.amount AS available
+      FROM w LEFT JOIN h USING (request_id)`,
     // Exactly once: the settlement's primary key decides; every other write depends on it. One
     // statement settles a batch: holds released and charges applied per caller in one update.
     settleMany: `WITH x AS (

@@ -20,6 +20,20 @@ export interface PostgresStoreOptions {
 }
 
 const KEY_CACHE_SIZE = 10_000;
+
+/**
+ * Runs a batch statement again when PostgreSQL chose it as a deadlock victim (two batches
+ * locking shared balance rows in different orders); it is idempotent per request id.
+ */
+async function retryDeadlock(query: () => Promise<PgResult>, attempts = 3): Promise<PgResult> {
+  for (let n = 1; ; n++) {
+    try {
+      return await query();
+    } catch (err) {
+      if (n >= attempts || (err as { code?: string }).code !== '40P01') throw err;
+    }
+  }
+}
 const toNumber = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 
 /**
@@ -34,6 +48,7 @@ export class PostgresStore implements GatewayStore {
   private readonly keyCacheMs: number;
   private readonly keys = new Map<string, { caller: Caller; until: number }>();
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
   private readonly settlements = new Batcher<Settlement, boolean>((list) => this.settleMany(list));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
 
@@ -81,11 +96,26 @@ export class PostgresStore implements GatewayStore {
     return caller;
   }
 
-  async reserve(r: ReserveRequest): Promise<ReserveResult> {
-    const held = await this.run('reserve', [r.callerId, r.requestId, r.amount, r.expiresAt]);
-    if (held.rowCount === 1) return { ok: true };
-    const row = (await this.run('available', [r.callerId])).rows[0];
-    return { ok: false, available: row ? toNumber(row.available) : 0 };
+  /**
+   * Holds `amount` if the available balance covers it. Reserves made in the same tick share one
+   * statement (one round trip, one commit); a caller's requests in it are admitted in order.
+   */
+  reserve(r: ReserveRequest): Promise<ReserveResult> {
+    return this.reserves.add(r);
+  }
+
+  private async reserveMany(list: ReserveRequest[]): Promise<ReserveResult[]> {
+    const first = new Map<string, number>();
+    list.forEach((r, i) => { if (!first.has(r.requestId)) first.set(r.requestId, i); });
+    const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt }))
+      .filter((row) => first.get(row.request_id) === row.i);
+    const result = await retryDeadlock(() => this.run('reserveMany', [JSON.stringify(rows)]));
+    const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
+    return list.map((_, i): ReserveResult => {
+      const row = byIndex.get(i);
+      if (row?.ok === true) return { ok: true };
+      return { ok: false, available: row ? Math.max(0, toNumber(row.available)) : 0 };
+    });
   }
 
   /** Settles exactly once per request id; settlements made in the same tick share one statement. */
