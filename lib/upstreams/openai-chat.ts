@@ -1,5 +1,5 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
@@ -31,7 +31,8 @@ function parseChunk(data: string, event: string | undefined, name: string): Reco
   return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
 
-const messageId = (): string => `msg_${randomBytes(12).toString('base64url')}`;
+/** A fresh Anthropic-style message id (randomUUID draws on a cached pool: no entropy call per request). */
+const messageId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
 
 /**
  * Creates a Messages adapter for an OpenAI-compatible upstream. The key is sent as
@@ -78,7 +79,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
           throw chunk;
         }
         const before = translator.usage;
-        events.push(...translator.push(chunk));
+        translator.push(chunk, events);
         if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
       }
       if (events.length > 0) yield events;

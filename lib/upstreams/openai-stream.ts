@@ -1,4 +1,5 @@
 /** Turns OpenAI chat-completion chunks into the Anthropic stream event grammar. */
+import { rawEvent } from '../streaming/sse-writer';
 import type { StreamEvent } from '../types';
 import { messageUsage, stopReason, usageFromChat } from './openai-translate';
 import type { UsageFigures } from './types';
@@ -26,9 +27,9 @@ export class ChatStreamTranslator {
     return this.finish !== undefined;
   }
 
-  /** Events for one upstream chunk. */
-  push(chunk: Chunk): StreamEvent[] {
-    const events = this.start();
+  /** Appends the events of one upstream chunk to `events`. */
+  push(chunk: Chunk, events: StreamEvent[]): void {
+    this.start(events);
     const usage = usageFromChat(chunk.usage);
     if (usage) this.usage = usage;
     const choice = chunk.choices?.[0];
@@ -38,15 +39,16 @@ export class ChatStreamTranslator {
         this.blockOpen = true;
         events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
       }
-      events.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: content } });
+      // The most frequent event: serialised here from its one variable part, not as an object.
+      events.push(rawEvent('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(content)}}}`));
     }
     if (choice?.finish_reason) this.finish = choice.finish_reason;
-    return events;
   }
 
   /** Events that close the message, once the upstream is done. */
   end(): StreamEvent[] {
-    const events = this.start();
+    const events: StreamEvent[] = [];
+    this.start(events);
     if (this.blockOpen) events.push({ type: 'content_block_stop', index: 0 });
     this.blockOpen = false;
     const usage = messageUsage(this.usage);
@@ -59,15 +61,15 @@ export class ChatStreamTranslator {
     return events;
   }
 
-  private start(): StreamEvent[] {
-    if (this.started) return [];
+  private start(events: StreamEvent[]): void {
+    if (this.started) return;
     this.started = true;
-    return [{
+    events.push({
       type: 'message_start',
       message: {
         id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
         stop_reason: null, stop_sequence: null, usage: messageUsage(undefined),
       },
-    }];
+    });
   }
 }
