@@ -49,17 +49,19 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
   // request however often they are met.
-  const head = [requestId(), billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) }), gate];
-  router.post('/v1/messages', compose([...head, jsonBody({ limit: config.bodyLimit }), auth,
+  const billing = billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
+  // Each route knows its endpoint label; only unknown paths derive it from the URL.
+  const head = (endpoint?: string) => [requestId(endpoint ? { endpoint } : {}), billing, gate];
+  router.post('/v1/messages', compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages'),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]));
-  router.post(['/v1/rerank', '/v2/rerank'], compose([...head, jsonBody({ limit: config.bodyLimit }), auth,
+  router.post(['/v1/rerank', '/v2/rerank'], compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]));
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
-  router.use('/v1/models', compose(head));
+  router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
-  if (config.notFound) router.use(paths, compose([...head, notFound()]));
+  if (config.notFound) router.use(paths, compose([...head(), notFound()]));
   router.use(paths, errorHandler());
   router.close = async ({ graceMs = 10_000 } = {}) => {
     await gate.drain(graceMs);

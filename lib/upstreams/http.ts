@@ -81,76 +81,120 @@ export function clientGone(): GatewayError {
   return new GatewayError('api_error', 'Client closed the request.', { detail: 'client disconnected' });
 }
 
-/** POSTs JSON upstream; resolves once the headers are in, with a 2xx status, or throws GatewayError. */
-export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
-  const controller = new AbortController();
-  let phase: string | undefined;
-  let unlisten: (() => void) | undefined;
-  if (callAborted(ctx)) controller.abort();
-  else unlisten = onCallAbort(ctx, () => controller.abort());
-  const fail = (err: unknown): GatewayError => {
+/** A timer fired: the call gives up in `phase` (unless an idle timer fired while nobody waited). */
+function expire(call: UpstreamCall, phase: 'first byte' | 'idle'): void {
+  if (phase === 'idle' && !call.waiting) {
+    call.timer?.refresh(); // the consumer is busy (client backpressure): not the upstream's silence
+    return;
+  }
+  call.phase = phase;
+  call.controller.abort();
+}
+
+/**
+ * One upstream call from request to the end of its body: one AbortController, one timer object
+ * re-armed with refresh() (no closure or timer per chunk), state in fields rather than closures.
+ */
+class UpstreamCall implements OpenResponse {
+  readonly controller = new AbortController();
+  phase: string | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Whether the call waits on the upstream (an idle timeout counts only then). */
+  waiting = true;
+  response!: ResponseLike;
+  private readonly unlisten: (() => void) | undefined;
+
+  constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
+    if (callAborted(ctx)) this.controller.abort();
+    else this.unlisten = onCallAbort(ctx, () => this.controller.abort());
+  }
+
+  /** The GatewayError for a failure of the call. */
+  fail(err: unknown): GatewayError {
     if (err instanceof GatewayError) return err;
-    if (phase) return timeoutError(phase);
-    if (callAborted(ctx)) return clientGone();
+    if (this.phase) return timeoutError(this.phase);
+    if (callAborted(this.ctx)) return clientGone();
     const message = err instanceof Error ? err.message : String(err);
     if (message.includes('connect timeout')) return timeoutError('connect');
-    return connectionError(`upstream ${http.name}: ${message}`);
-  };
-  let timer = setTimeout(() => { phase = 'first byte'; controller.abort(); }, http.timeouts.firstByteMs);
-  const done = (): void => { clearTimeout(timer); unlisten?.(); };
-  let response: ResponseLike;
-  try {
-    response = await http.fetch(`${http.baseURL}${path}`, {
-      method: 'POST', headers: http.headers, body: JSON.stringify(body), signal: controller.signal, size: http.maxResponseBytes,
-    });
-  } catch (err) {
-    done();
-    throw fail(err);
+    return connectionError(`upstream ${this.http.name}: ${message}`);
   }
-  clearTimeout(timer);
-  async function* chunks(): AsyncGenerator<Uint8Array | string> {
-    const arm = (): void => { clearTimeout(timer); timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs); };
+
+  /** Starts (or restarts) the timer of `phase`. */
+  arm(phase: 'first byte' | 'idle', ms: number): void {
+    this.waiting = true;
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(expire, ms, this, phase);
+  }
+
+  /** The call is over: no timer, no abort listener. */
+  done(): void {
+    clearTimeout(this.timer);
+    this.unlisten?.();
+  }
+
+  async *chunks(): AsyncGenerator<Uint8Array | string> {
     let complete = false;
     try {
-      // The idle timer runs only while waiting on the upstream, not while the client applies backpressure.
-      arm();
-      for await (const chunk of response.body ?? []) {
-        clearTimeout(timer);
+      // The idle timer counts only while waiting on the upstream, not while the client applies backpressure.
+      this.arm('idle', this.http.timeouts.idleMs);
+      for await (const chunk of this.response.body ?? []) {
+        this.waiting = false;
         yield chunk;
-        arm();
+        this.arm('idle', this.http.timeouts.idleMs);
       }
       complete = true;
     } catch (err) {
-      throw fail(err);
+      throw this.fail(err);
     } finally {
-      done();
+      this.done();
       // A body left unread (the consumer stopped early) must not keep its connection busy.
-      if (!complete && !controller.signal.aborted) controller.abort();
+      if (!complete && !this.controller.signal.aborted) this.controller.abort();
     }
   }
-  const tooBig = (): GatewayError => badUpstreamAnswer(`upstream body over ${http.maxResponseBytes} bytes`);
-  async function text(): Promise<string> {
-    timer = setTimeout(() => { phase = 'idle'; controller.abort(); }, http.timeouts.idleMs);
+
+  async text(): Promise<string> {
+    const { response, http } = this;
+    this.arm('idle', http.timeouts.idleMs);
     try {
-      if (Number(response.headers.get('content-length')) > http.maxResponseBytes) throw tooBig();
+      if (Number(response.headers.get('content-length')) > http.maxResponseBytes) throw this.tooBig();
       const whole = await response.text();
-      if (whole.length > http.maxResponseBytes) throw tooBig();
+      if (whole.length > http.maxResponseBytes) throw this.tooBig();
       return whole;
     } catch (err) {
-      if (!(err instanceof GatewayError) && (err as { type?: string }).type === 'max-size') throw tooBig();
-      throw fail(err);
+      if (!(err instanceof GatewayError) && (err as { type?: string }).type === 'max-size') throw this.tooBig();
+      throw this.fail(err);
     } finally {
-      done();
-      if (!controller.signal.aborted && response.body && !(response as { bodyUsed?: boolean }).bodyUsed) controller.abort();
+      this.done();
+      if (!this.controller.signal.aborted && response.body && !(response as { bodyUsed?: boolean }).bodyUsed) this.controller.abort();
     }
   }
-  const open: OpenResponse = { response, text, chunks };
+
+  private tooBig(): GatewayError {
+    return badUpstreamAnswer(`upstream body over ${this.http.maxResponseBytes} bytes`);
+  }
+}
+
+/** POSTs JSON upstream; resolves once the headers are in, with a 2xx status, or throws GatewayError. */
+export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
+  const call = new UpstreamCall(http, ctx);
+  call.timer = setTimeout(expire, http.timeouts.firstByteMs, call, 'first byte');
+  try {
+    call.response = await http.fetch(`${http.baseURL}${path}`, {
+      method: 'POST', headers: http.headers, body: JSON.stringify(body), signal: call.controller.signal, size: http.maxResponseBytes,
+    });
+  } catch (err) {
+    call.done();
+    throw call.fail(err);
+  }
+  clearTimeout(call.timer);
+  call.timer = undefined;
+  const { response } = call;
   if (response.status < 200 || response.status > 299) {
-    const text = await readText(open).catch((err: unknown) => `(body unreadable: ${String(err)})`);
+    const text = await call.text().catch((err: unknown) => `(body unreadable: ${String(err)})`);
     throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
       parseRetryAfter(response.headers.get('retry-after')));
   }
-  return open;
+  return call;
 }
 
 /** Reads the whole body as text, bounded by the adapter's `maxResponseBytes`. */
