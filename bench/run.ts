@@ -1,6 +1,6 @@
 /** `npm run bench`: every target side by side against the same fake upstream, in one run; prints ratios. */
 import autocannon from 'autocannon';
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -11,9 +11,24 @@ import { measureValidation } from './validation';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const KEY = 'sk-bench-key-0123456789abcdef';
 const schema = `mgw_bench_${randomBytes(4).toString('hex')}`;
+
+/**
+ * With two or more cores and `taskset` (Linux), the server under test gets a core of its own and
+ * the load generator and fake upstream share the other, so they do not take turns with it.
+ * BENCH_PIN=0 turns this off.
+ */
+const SERVER_CPU = os.cpus().length - 1;
+const LOAD_CPU = 0;
+const PIN = process.env.BENCH_PIN !== '0' && SERVER_CPU > 0 && spawnSync('taskset', ['-p', String(process.pid)]).status === 0;
+/** Pins a process (all its threads) to one CPU, or with -1 lets it run on every CPU again. */
+function pin(pid: number | undefined, cpu: number): void {
+  if (pid !== undefined) spawnSync('taskset', ['-a', '-p', '-c', cpu < 0 ? `0-${SERVER_CPU}` : String(cpu), String(pid)]);
+}
+let pinned = true;
+if (PIN) pin(process.pid, LOAD_CPU);
 
 interface Proc { child: ChildProcess; port: number }
 interface Stats { cpu: NodeJS.CpuUsage; rss: number }
@@ -26,6 +41,7 @@ function start(file: string, args: string[] = []): Promise<Proc> {
   const execArgv = ['--expose-gc', ...(process.env.BENCH_PROFILE && args[0]?.startsWith('gateway') ? ['--cpu-prof', '--cpu-prof-dir=bench/results'] : [])];
   const child = fork(path.join(__dirname, file.replace(/\.ts$/, '.js')), args, { execArgv, env: { ...process.env, BENCH_SCHEMA: schema }, stdio: 'inherit' });
   children.push(child);
+  if (PIN && pinned) pin(child.pid, file === 'targets.ts' ? SERVER_CPU : LOAD_CPU);
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number }) => resolve({ child, port: m.port }));
     child.once('exit', (code) => reject(new Error(`${file} ${args.join(' ')} exited with ${code}`)));
@@ -167,6 +183,10 @@ async function main(): Promise<void> {
   for (const [name, byTarget] of Object.entries(samples)) {
     table[name] = Object.fromEntries(Object.entries(byTarget).map(([t, cells]) => [t, median(cells)])) as Record<Target, Cell>;
   }
+  // Latency at concurrency 1 is a chain of wake-ups: pinned, every hop through a proxy would
+  // cross cores while the direct call would not. These measures run unpinned.
+  if (PIN) for (const pid of [process.pid, ...children.map((c) => c.pid)]) pin(pid, -1);
+  pinned = false;
   const lat1: Partial<Record<Target, number>> = {};
   for (const t of TARGETS) lat1[t] = await sequentialLatency((procs.get(t) as Proc).port, t);
   const ttfe: Partial<Record<Target, number>> = {};
@@ -178,7 +198,7 @@ async function main(): Promise<void> {
   const clients = await measureClients(upstream.port);
 
   const f = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. Command: \`npm run bench\`.`, '');
+  rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. ${PIN ? `Load runs: server under test pinned to CPU ${SERVER_CPU}, load generator and upstream to CPU ${LOAD_CPU}; latency, first byte and memory unpinned. ` : ''}Command: \`npm run bench\`.`, '');
   rows.push('| scenario | target | req/s | p50 ms | p99 ms | server CPU µs/req | CPU vs (c) | CPU vs (b) |', '|---|---|---:|---:|---:|---:|---:|---:|');
   for (const s of SCENARIOS) {
     const row = table[s.name] as Record<Target, { rps: number; p50: number; p99: number; cpu: number }>;
