@@ -5,63 +5,61 @@ import type { Settlement, Usage } from '../../lib';
 import { pgPool, pgStore } from '../helpers/services';
 
 const usage: Usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' };
-it('batched settles from two instances over the same callers never deadlock', async () => {
-  const made = await pgStore();
-  const pool2 = await pgPool();
-  const other = new PostgresStore({ pool: pool2, schema: made.schema, sweepIntervalMs: 0 });
-  try {
-    const callers = Array.from({ length: 8 }, (_, i) => `dl_${i}`);
-    for (const id of callers) await made.store.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 1_000_000 });
-    const errors: unknown[] = [];
-    for (let round = 0; round < 30; round++) {
-      const a = callers.map((c) => ({ requestId: `a_${round}_${c}`, callerId: c }));
-      const b = [...callers].reverse().map((c) => ({ requestId: `b_${round}_${c}`, callerId: c }));
-      const s = (x: { requestId: string; callerId: string }): Settlement => ({ ...x, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage });
-      await Promise.all([...a.map((x) => made.store.settle(s(x)).catch((e: unknown) => errors.push(e))), ...b.map((x) => other.settle(s(x)).catch((e: unknown) => errors.push(e)))]);
-    }
-    expect(errors.map(String)).toEqual([]);
-    for (const id of callers) expect(await made.store.getAccount(id)).toEqual({ balance: 1_000_000 - 60, held: 0, ledger: 1_000_000 - 60 });
-  } finally {
-    other.close();
-    await pool2.end();
-    await made.drop();
-  }
-});
 
-it('batched reserves and settles from two instances over the same callers: no error, never more held than the balance', async () => {
+/** Runs `test` with two PostgresStore instances (own pools) on one fresh schema, and cleans up. */
+async function withTwoInstances(test: (one: PostgresStore, two: PostgresStore) => Promise<void>): Promise<void> {
   const made = await pgStore();
   const pool2 = await pgPool();
   const other = new PostgresStore({ pool: pool2, schema: made.schema, sweepIntervalMs: 0 });
   try {
-    const callers = Array.from({ length: 6 }, (_, i) => `rs_${i}`);
-    for (const id of callers) await made.store.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 100 });
-    const errors: unknown[] = [];
-    const admitted = new Map<string, number>(callers.map((c) => [c, 0]));
-    const expiresAt = Date.now() + 60_000;
-    for (let round = 0; round < 20; round++) {
-      const reserve = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
-        store.reserve({ callerId: c, requestId: `${tag}_${round}_${c}`, amount: 3, expiresAt })
-          .then((r) => { if (r.ok) admitted.set(c, (admitted.get(c) ?? 0) + 3); }, (e: unknown) => errors.push(e)));
-      // Settling the previous round's holds at the same time makes the two kinds of batch cross.
-      const settle = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
-        store.settle({ requestId: `${tag}_${round - 1}_${c}`, callerId: c, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage })
-          .catch((e: unknown) => errors.push(e)));
-      const reversed = [...callers].reverse();
-      await Promise.all([...reserve(made.store, 'a', callers), ...reserve(other, 'b', reversed), ...settle(made.store, 'b', callers), ...settle(other, 'a', reversed)]);
-    }
-    expect(errors.map(String)).toEqual([]);
-    for (const id of callers) {
-      const account = await made.store.getAccount(id);
-      expect(account.balance).toBe(account.ledger);
-      expect(account.held).toBeLessThanOrEqual(account.balance);
-      expect(account.held).toBeGreaterThan(0);
-    }
+    await test(made.store, other);
   } finally {
     other.close();
     await pool2.end();
     await made.drop();
   }
-});
+}
+
+it('batched settles from two instances over the same callers never deadlock', () => withTwoInstances(async (one, other) => {
+  const callers = Array.from({ length: 8 }, (_, i) => `dl_${i}`);
+  for (const id of callers) await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 1_000_000 });
+  const errors: unknown[] = [];
+  for (let round = 0; round < 30; round++) {
+    const a = callers.map((c) => ({ requestId: `a_${round}_${c}`, callerId: c }));
+    const b = [...callers].reverse().map((c) => ({ requestId: `b_${round}_${c}`, callerId: c }));
+    const s = (x: { requestId: string; callerId: string }): Settlement => ({ ...x, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage });
+    await Promise.all([...a.map((x) => one.settle(s(x)).catch((e: unknown) => errors.push(e))), ...b.map((x) => other.settle(s(x)).catch((e: unknown) => errors.push(e)))]);
+  }
+  expect(errors.map(String)).toEqual([]);
+  for (const id of callers) expect(await one.getAccount(id)).toEqual({ balance: 1_000_000 - 60, held: 0, ledger: 1_000_000 - 60 });
+}));
+
+it('batched reserves and settles from two instances over the same callers: no error, never more held than the balance', () => withTwoInstances(async (one, other) => {
+  const callers = Array.from({ length: 6 }, (_, i) => `rs_${i}`);
+  for (const id of callers) await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 100 });
+  const errors: unknown[] = [];
+  const ROUNDS = 20;
+  const heldLastRound = new Map<string, number>(callers.map((c) => [c, 0]));
+  const expiresAt = Date.now() + 60_000;
+  for (let round = 0; round < ROUNDS; round++) {
+    const reserve = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
+      store.reserve({ callerId: c, requestId: `${tag}_${round}_${c}`, amount: 3, expiresAt })
+        .then((r) => { if (r.ok && round === ROUNDS - 1) heldLastRound.set(c, (heldLastRound.get(c) ?? 0) + 3); }, (e: unknown) => errors.push(e)));
+    // Settling the previous round's holds at the same time makes the two kinds of batch cross.
+    const settle = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
+      store.settle({ requestId: `${tag}_${round - 1}_${c}`, callerId: c, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage })
+        .catch((e: unknown) => errors.push(e)));
+    const reversed = [...callers].reverse();
+    await Promise.all([...reserve(one, 'a', callers), ...reserve(other, 'b', reversed), ...settle(one, 'b', callers), ...settle(other, 'a', reversed)]);
+  }
+  expect(errors.map(String)).toEqual([]);
+  for (const id of callers) {
+    const account = await one.getAccount(id);
+    expect(account.balance).toBe(account.ledger);
+    expect(account.held).toBeLessThanOrEqual(account.balance);
+    expect(account.held).toBe(heldLastRound.get(id)); // every earlier round's holds were settled and released
+  }
+}));
 
 it('a reserve batch chosen as a deadlock victim is run again; any other database error is not retried', async () => {
   const made = await pgStore();
