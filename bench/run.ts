@@ -51,6 +51,8 @@ const stats = (p: Proc): Promise<Stats> => new Promise((resolve) => {
   p.child.once('message', (m: Stats) => resolve(m));
   p.child.send('stats');
 });
+/** The median of some figures. */
+const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const cpuMicros = (a: Stats, b: Stats): number => b.cpu.user + b.cpu.system - a.cpu.user - a.cpu.system;
 
 interface Scenario { name: string; stream: boolean; direct: { path: string; body: object }; gateway: { path: string; body: object } }
@@ -96,8 +98,8 @@ async function firstEvent(port: number, target: Target, n = 200): Promise<number
   return times.sort((a, b) => a - b)[Math.floor(n / 2)] as number;
 }
 
-/** Median full-response time of `n` sequential Anthropic JSON requests (concurrency 1), in ms. */
-async function sequentialLatency(port: number, target: Target, n = 500): Promise<number> {
+/** Median full-response time of `n` sequential Anthropic JSON requests (concurrency 1, after 50 to warm up), in ms. */
+async function sequentialLatency(port: number, target: Target, n = 300): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const r = requestFor(target, SCENARIOS[0] as Scenario);
   const body = JSON.stringify(r.body);
@@ -188,9 +190,18 @@ async function main(): Promise<void> {
   if (PIN) for (const pid of [process.pid, ...children.map((c) => c.pid)]) pin(pid, -1);
   pinned = false;
   const lat1: Partial<Record<Target, number>> = {};
-  for (const t of TARGETS) lat1[t] = await sequentialLatency((procs.get(t) as Proc).port, t);
+  // Alternating rounds again, so a slow moment of the machine does not land on one target only.
+  const latRounds: Partial<Record<Target, number[]>> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of TARGETS) (latRounds[t] ??= []).push(await sequentialLatency((procs.get(t) as Proc).port, t));
+  }
+  for (const t of TARGETS) lat1[t] = middle(latRounds[t] ?? [0]);
   const ttfe: Partial<Record<Target, number>> = {};
-  for (const t of TARGETS) ttfe[t] = await firstEvent((procs.get(t) as Proc).port, t);
+  const ttfeRounds: Partial<Record<Target, number[]>> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of TARGETS) (ttfeRounds[t] ??= []).push(await firstEvent((procs.get(t) as Proc).port, t));
+  }
+  for (const t of TARGETS) ttfe[t] = middle(ttfeRounds[t] ?? [0]);
   const mem: Partial<Record<Target, number>> = {};
   for (const t of ['bare', 'express', 'gateway-memory'] as const) mem[t] = await memoryPerStream(upstream.port, t);
   const validation = measureValidation();
@@ -208,9 +219,9 @@ async function main(): Promise<void> {
     }
   }
   rows.push('', '| measure | (a) direct | (b) bare | (c) Express | (d) gateway Memory | (e) gateway Postgres |', '|---|---:|---:|---:|---:|---:|');
-  rows.push(`| p50 latency at concurrency 1, Anthropic JSON, median of 500 (ms) | ${TARGETS.map((t) => f(lat1[t] ?? 0, 2)).join(' | ')} |`);
+  rows.push(`| p50 latency at concurrency 1, Anthropic JSON, 300 requests, median of ${ROUNDS} rounds (ms) | ${TARGETS.map((t) => f(lat1[t] ?? 0, 2)).join(' | ')} |`);
   rows.push(`| added p50 vs direct (ms) | ${TARGETS.map((t) => f((lat1[t] ?? 0) - (lat1.direct ?? 0), 2)).join(' | ')} |`);
-  rows.push(`| time to first stream byte, median of 200 (ms) | ${TARGETS.map((t) => f(ttfe[t] ?? 0, 2)).join(' | ')} |`);
+  rows.push(`| time to first stream byte, 200 requests, median of ${ROUNDS} rounds (ms) | ${TARGETS.map((t) => f(ttfe[t] ?? 0, 2)).join(' | ')} |`);
   rows.push(`| RSS per open stream, 1,000 open (KiB) | – | ${f(mem.bare ?? 0, 1)} | ${f(mem.express ?? 0, 1)} | ${f(mem['gateway-memory'] ?? 0, 1)} | – |`);
   const d = table['Anthropic JSON'] as Record<Target, { rps: number }>;
   rows.push('', `Validation + estimate of a 1 MB prompt: ${f(validation, 2)} ms (mean of 50). PostgresStore throughput vs MemoryStore (Anthropic JSON): ${f(d['gateway-postgres'].rps / d['gateway-memory'].rps, 2)}×.`);
