@@ -4,6 +4,7 @@ import request from 'supertest';
 import { flood, FLOOD_EVENTS, startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, sleep, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import type { MessagesAdapter } from '../../lib';
 import { addCaller, llmModels, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let anthropic: FakeServer;
@@ -183,6 +184,36 @@ describe('client disconnect', () => {
     expect(upstream.aborted.at(-1)! - closedAt).toBeLessThan(100);
     expect(entry.detail).toMatch(/client disconnected/);
     expect(entry.errorCode).toBeNull();
+  });
+});
+
+describe('client disconnect, host adapter', () => {
+  it('aborts the AbortSignal a host adapter reads from its call context', async () => {
+    let abortedAt = 0;
+    const adapter: MessagesAdapter = {
+      kind: 'messages', name: 'host',
+      create: () => Promise.reject(new Error('not used')),
+      async *stream(request, ctx) {
+        yield [{ type: 'message_start', message: { id: 'msg_h', type: 'message', role: 'assistant', model: request.model, content: [], usage: { input_tokens: 1, output_tokens: 0 } } }];
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => { abortedAt = Date.now(); resolve(); }, { once: true }));
+      },
+    };
+    const host = await startGateway({ models: [{ id: 'host-model', capability: 'llm', upstream: adapter, pricing: PRICING }] });
+    try {
+      const { key: hostKey } = addCaller(host.store);
+      const closedAt = await new Promise<number>((resolve) => {
+        const req = http.request(`${host.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': hostKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } }, (res) => {
+          res.once('data', () => { req.destroy(); resolve(Date.now()); });
+        });
+        req.on('error', () => undefined);
+        req.end(JSON.stringify(body('host-model', { stream: true })));
+      });
+      for (let i = 0; i < 100 && abortedAt === 0; i++) await sleep(5);
+      expect(abortedAt).toBeGreaterThan(0);
+      expect(abortedAt - closedAt).toBeLessThan(100);
+    } finally {
+      await host.close();
+    }
   });
 });
 

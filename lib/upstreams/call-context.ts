@@ -1,20 +1,12 @@
 /** The context of one upstream call; its AbortSignal is created only when an adapter reads it. */
 import type { UpstreamAttempt, UpstreamCallContext, UsageRecorder } from './types';
 
-const LISTEN = Symbol('model-gateway.onAbort');
-const ABORTED = Symbol('model-gateway.aborted');
-
-interface Listenable {
-  [LISTEN](listener: () => void): () => void;
-  readonly [ABORTED]: boolean;
-}
-
 /**
  * What the proxies hand to an adapter. The built-in adapters learn of an abort through a plain
  * listener list; a real AbortSignal (an EventTarget, costly to build) exists only once someone
  * reads `signal`, and then follows the same abort.
  */
-export class CallContext implements UpstreamCallContext, Listenable {
+export class CallContext implements UpstreamCallContext {
   private controller: AbortController | undefined;
   private listeners: Array<() => void> = [];
   private isAborted = false;
@@ -39,10 +31,6 @@ export class CallContext implements UpstreamCallContext, Listenable {
     return this.isAborted;
   }
 
-  get [ABORTED](): boolean {
-    return this.isAborted;
-  }
-
   /** Aborts the call: listeners run once, and the signal (if made) aborts. */
   abort(): void {
     if (this.isAborted) return;
@@ -53,7 +41,8 @@ export class CallContext implements UpstreamCallContext, Listenable {
     this.controller?.abort();
   }
 
-  [LISTEN](listener: () => void): () => void {
+  /** Runs `listener` once on abort; returns the function that stops listening. */
+  onAbort(listener: () => void): () => void {
     this.listeners.push(listener);
     return () => {
       const at = this.listeners.indexOf(listener);
@@ -62,16 +51,14 @@ export class CallContext implements UpstreamCallContext, Listenable {
   }
 }
 
-const listenable = (ctx: UpstreamCallContext): ctx is UpstreamCallContext & Listenable => LISTEN in ctx;
-
 /** Whether the call was aborted (without creating a signal for a CallContext). */
 export function callAborted(ctx: UpstreamCallContext): boolean {
-  return listenable(ctx) ? ctx[ABORTED] : ctx.signal.aborted;
+  return ctx instanceof CallContext ? ctx.aborted : ctx.signal.aborted;
 }
 
 /** Runs `listener` once when the call aborts; returns the function that stops listening. */
 export function onCallAbort(ctx: UpstreamCallContext, listener: () => void): () => void {
-  if (listenable(ctx)) return ctx[LISTEN](listener);
+  if (ctx instanceof CallContext) return ctx.onAbort(listener);
   const signal = ctx.signal;
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
