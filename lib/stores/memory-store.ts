@@ -89,7 +89,7 @@ export class MemoryStore implements GatewayStore {
   settle(settlement: Settlement): { applied: boolean } {
     if (this.settled.has(settlement.requestId)) return { applied: false };
     this.settled.set(settlement.requestId, settlement);
-    if (this.settled.size > this.maxRecords) this.settled.delete(this.settled.keys().next().value as string);
+    this.trim(this.settled);
     this.release(settlement.requestId);
     if (settlement.charge !== 0) {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
@@ -106,16 +106,39 @@ export class MemoryStore implements GatewayStore {
     this.holdsByCaller.get(hold.callerId)?.delete(requestId);
   }
 
+  /**
+   * Appends to a bounded list. The oldest records are dropped in blocks of maxRecords / 8: a
+   * splice of one at the front of a full list moved every other record, on every request.
+   */
   private keep<T>(list: T[], item: T): void {
     list.push(item);
-    if (list.length > this.maxRecords) list.splice(0, list.length - this.maxRecords);
+    if (list.length >= this.maxRecords + Math.ceil(this.maxRecords / 8)) list.splice(0, list.length - this.maxRecords);
+  }
+
+  /**
+   * Bounds a Map or Set (insertion order = age) the same way. Deleting the first entry one at a
+   * time is worse than it looks: V8 leaves deleted slots in place, so finding the new first entry
+   * walks all of them (~35 µs per request at 100,000).
+   */
+  private trim(records: Map<string, unknown> | Set<string>): void {
+    let excess = records.size - this.maxRecords;
+    if (excess < Math.ceil(this.maxRecords / 8)) return;
+    for (const key of records.keys()) {
+      if (excess-- <= 0) break;
+      records.delete(key);
+    }
+  }
+
+  /** The last maxRecords items of a list kept by keep() (a copy). */
+  private kept<T>(list: T[]): T[] {
+    return list.slice(Math.max(0, list.length - this.maxRecords));
   }
 
   appendLog(entry: RequestLogEntry): void {
     if (this.logged.has(entry.requestId)) return; // one entry per request id, as in PostgresStore
     this.logged.add(entry.requestId);
     this.keep(this.log, entry);
-    if (this.logged.size > this.maxRecords) this.logged.delete(this.logged.values().next().value as string);
+    this.trim(this.logged);
   }
 
   /** Drops expired holds (they already stopped counting); returns how many. */
@@ -158,12 +181,12 @@ export class MemoryStore implements GatewayStore {
 
   /** The request log, oldest first (a copy). */
   getLog(): RequestLogEntry[] {
-    return [...this.log];
+    return this.kept(this.log);
   }
 
   /** Settlements marked needs_review (a copy). */
   getReviews(): ReviewRecord[] {
-    return [...this.reviews];
+    return this.kept(this.reviews);
   }
 
   /** The ledger (a copy); the sum of a caller's rows equals its balance. */
