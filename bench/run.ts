@@ -7,6 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { measureClients } from './clients';
+import { profileDiff } from './profile';
 import { measureValidation } from './validation';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -38,7 +39,8 @@ process.on('exit', () => { for (const c of children) c.kill(); });
 
 function start(file: string, args: string[] = []): Promise<Proc> {
   // Compiled JS only: ts-node loads node:domain, which taxes every event emit and would skew the figures.
-  const execArgv = ['--expose-gc', ...(process.env.BENCH_PROFILE && args[0]?.startsWith('gateway') ? ['--cpu-prof', '--cpu-prof-dir=bench/results'] : [])];
+  const profiled = PROFILE && pinned && (args[0] === 'express' || args[0] === 'gateway-memory');
+  const execArgv = ['--expose-gc', ...(profiled ? ['--cpu-prof', '--cpu-prof-dir=bench/results', `--cpu-prof-name=${args[0]}.cpuprofile`] : [])];
   const child = fork(path.join(__dirname, file.replace(/\.ts$/, '.js')), args, { execArgv, env: { ...process.env, BENCH_SCHEMA: schema }, stdio: 'inherit' });
   children.push(child);
   if (PIN && pinned) pin(child.pid, file === 'targets.ts' ? SERVER_CPU : LOAD_CPU);
@@ -58,13 +60,21 @@ const cpuMicros = (a: Stats, b: Stats): number => b.cpu.user + b.cpu.system - a.
 interface Scenario { name: string; stream: boolean; direct: { path: string; body: object }; gateway: { path: string; body: object } }
 const msg = [{ role: 'user', content: 'Summarise the plot of a short story in one paragraph.' }];
 const docs = Array.from({ length: 100 }, (_, i) => `Document number ${i} talks about topic ${i % 7}.`);
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: 'Anthropic JSON', stream: false, direct: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, messages: msg } } },
   { name: 'Anthropic SSE (20 deltas)', stream: true, direct: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, stream: true, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'claude', max_tokens: 256, stream: true, messages: msg } } },
   { name: 'OpenAI-format JSON', stream: false, direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, messages: msg } } },
   { name: 'OpenAI-format SSE', stream: true, direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, stream: true, messages: msg } } },
   { name: 'Rerank, 100 documents', stream: false, direct: { path: '/v2/rerank', body: { model: 'rerank', query: 'topic 3', documents: docs } }, gateway: { path: '/v2/rerank', body: { model: 'rerank', query: 'topic 3', documents: docs } } },
 ];
+/** BENCH_SCENARIOS="Anthropic JSON,Rerank" keeps the scenarios whose names start so (load runs only). */
+const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((x) => x.trim()).filter(Boolean);
+const SCENARIOS = ONLY ? ALL_SCENARIOS.filter((s) => ONLY.some((o) => s.name.startsWith(o))) : ALL_SCENARIOS;
+/**
+ * BENCH_PROFILE=1: (c) and (d) only, under `--cpu-prof`; prints the frames where the gateway
+ * spends more per request than bare Express, and stops there.
+ */
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const TARGETS = ['direct', 'bare', 'express', 'gateway-memory', 'gateway-postgres'] as const;
 type Target = (typeof TARGETS)[number];
 const LABEL: Record<Target, string> = { direct: '(a) upstream direct', bare: '(b) bare http proxy', express: '(c) Express + node-fetch', 'gateway-memory': '(d) gateway, MemoryStore', 'gateway-postgres': '(e) gateway, PostgresStore' };
@@ -80,7 +90,7 @@ async function load(port: number, target: Target, s: Scenario, connections: numb
 /** Median time from sending a stream request to the first body byte, over `n` sequential requests. */
 async function firstEvent(port: number, target: Target, n = 200): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const r = requestFor(target, SCENARIOS[1] as Scenario);
+  const r = requestFor(target, ALL_SCENARIOS[1] as Scenario);
   const body = JSON.stringify(r.body);
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -101,7 +111,7 @@ async function firstEvent(port: number, target: Target, n = 200): Promise<number
 /** Median full-response time of `n` sequential Anthropic JSON requests (concurrency 1, after 50 to warm up), in ms. */
 async function sequentialLatency(port: number, target: Target, n = 300): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const r = requestFor(target, SCENARIOS[0] as Scenario);
+  const r = requestFor(target, ALL_SCENARIOS[0] as Scenario);
   const body = JSON.stringify(r.body);
   const times: number[] = [];
   for (let i = 0; i < n + 50; i++) {
@@ -136,7 +146,7 @@ async function memoryPerStream(upstreamPort: number, target: Target): Promise<nu
 
 async function openStreams(proc: Proc, target: Target): Promise<number> {
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-  const r = requestFor(target, SCENARIOS[1] as Scenario);
+  const r = requestFor(target, ALL_SCENARIOS[1] as Scenario);
   const open: http.ClientRequest[] = [];
   const hold = (n: number): Promise<void[]> => Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve, reject) => {
     const req = http.request({ port: proc.port, host: '127.0.0.1', path: r.path, method: 'POST', headers, agent }, (res) => res.once('data', () => resolve()));
@@ -156,10 +166,30 @@ async function openStreams(proc: Proc, target: Target): Promise<number> {
   return (after.rss - before.rss) / 1000 / 1024; // KiB per stream
 }
 
+/** Ends the profiled processes (they write their profiles on exit) and prints where (d) spends more than (c). */
+async function reportProfile(procs: Map<Target, Proc>, table: Record<string, Record<Target, { cpu: number }>>): Promise<void> {
+  const cpu = (t: Target): number => {
+    const cells = Object.values(table).map((row) => row[t].cpu);
+    return cells.reduce((x, y) => x + y, 0) / cells.length;
+  };
+  await Promise.all((['express', 'gateway-memory'] as const).map((t) => new Promise((resolve) => {
+    const child = (procs.get(t) as Proc).child;
+    child.once('exit', resolve);
+    child.kill('SIGINT');
+  })));
+  const dir = path.join(process.cwd(), 'bench', 'results');
+  const out = [`Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}. CPU per request: (c) ${cpu('express').toFixed(0)} µs, (d) ${cpu('gateway-memory').toFixed(0)} µs. Command: \`BENCH_PROFILE=1 npm run bench\`.`, '',
+    profileDiff({ file: path.join(dir, 'express.cpuprofile'), cpu: cpu('express') }, { file: path.join(dir, 'gateway-memory.cpuprofile'), cpu: cpu('gateway-memory') })].join('\n');
+  console.log(`\n${out}`);
+  writeFileSync(path.join(dir, 'profile.md'), `${out}\n`);
+  for (const p of procs.values()) p.child.kill();
+}
+
 async function main(): Promise<void> {
   const upstream = await start('upstream.ts');
   const procs = new Map<Target, Proc>([['direct', upstream]]);
-  for (const t of TARGETS.slice(1)) procs.set(t, await start('targets.ts', [t, String(upstream.port)]));
+  const loaded: readonly Target[] = PROFILE ? ['express', 'gateway-memory'] : TARGETS;
+  for (const t of loaded) if (t !== 'direct') procs.set(t, await start('targets.ts', [t, String(upstream.port)]));
   const rows: string[] = [];
   type Cell = { rps: number; p50: number; p99: number; cpu: number };
   const samples: Record<string, Record<string, Cell[]>> = {};
@@ -167,7 +197,7 @@ async function main(): Promise<void> {
   // on a shared 2-core machine does not decide a ratio.
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of SCENARIOS) {
-      for (const t of TARGETS) {
+      for (const t of loaded) {
         const proc = procs.get(t) as Proc;
         await load(proc.port, t, s, CONNECTIONS, 1); // warm-up
         const a = await stats(proc);
@@ -185,6 +215,7 @@ async function main(): Promise<void> {
   for (const [name, byTarget] of Object.entries(samples)) {
     table[name] = Object.fromEntries(Object.entries(byTarget).map(([t, cells]) => [t, median(cells)])) as Record<Target, Cell>;
   }
+  if (PROFILE) return reportProfile(procs, table);
   // Latency at concurrency 1 is a chain of wake-ups: pinned, every hop through a proxy would
   // cross cores while the direct call would not. These measures run unpinned.
   if (PIN) for (const pid of [process.pid, ...children.map((c) => c.pid)]) pin(pid, -1);

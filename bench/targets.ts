@@ -54,10 +54,7 @@ async function main(): Promise<void> {
   let server: http.Server;
   if (mode === 'bare') server = bareProxy();
   else if (mode === 'express') server = expressFetch();
-  // MemoryStore keeps its last maxRecords log lines and settlements on the heap. At the default
-  // (100,000) a 17-minute run would fill ~100 MB of it and time that archive's garbage
-  // collection (the PostgresStore rows came out cheaper than MemoryStore's), not the pipeline.
-  else if (mode === 'gateway-memory') server = await gateway(new MemoryStore({ maxRecords: 10_000 }));
+  else if (mode === 'gateway-memory') server = await gateway(new MemoryStore());
   else {
     const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', max: 20 });
     const store = new PostgresStore({ pool, schema: process.env.BENCH_SCHEMA ?? 'model_gateway_bench' });
