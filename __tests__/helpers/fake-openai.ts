@@ -7,7 +7,7 @@ export const OPENAI_DELTAS = ['Hi', ' there', '!'];
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> =>
   ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
 
-/** Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`, `*-status-<code>`. */
+/** Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`, `*-onewrite` (one socket write), `*-status-<code>`. */
 export function startOpenAIFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
@@ -22,6 +22,7 @@ export function startOpenAIFake(): Promise<FakeServer> {
         ...(model.endsWith('-nousage') ? {} : { usage: OPENAI_USAGE }),
       }));
     }
+    if (model.endsWith('-onewrite')) res.cork(); // the whole stream in one socket write, at end()
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     sse(res, chunk({ role: 'assistant', content: '' }));
     sse(res, chunk({ content: OPENAI_DELTAS[0] }));

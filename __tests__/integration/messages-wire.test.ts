@@ -4,7 +4,8 @@ import request from 'supertest';
 import { flood, FLOOD_EVENTS, startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, sleep, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import type { MessagesAdapter } from '../../lib';
+import { openaiChatAdapter, type MessagesAdapter, type MessagesRequest, type StreamEvent } from '../../lib';
+import { UsageTracker } from '../../lib/billing/usage';
 import { addCaller, llmModels, logEntry, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
 
 let anthropic: FakeServer;
@@ -250,5 +251,17 @@ describe('request translation', () => {
     const res = await post(body('gpt-length'));
     expect(res.body.stop_reason).toBe('max_tokens');
     expect(res.body.usage).toEqual({ input_tokens: 20, output_tokens: 12, cache_read_input_tokens: 10, cache_creation_input_tokens: 0 });
+  });
+});
+
+describe('translated stream batching', () => {
+  it('yields the closing events with the chunks read together with [DONE]: one batch, one client write', async () => {
+    const adapter = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY });
+    const ctx = { signal: new AbortController().signal, requestId: 'req_batch', usage: new UsageTracker() };
+    const batches: string[][] = [];
+    for await (const batch of adapter.stream(body('gpt-onewrite') as MessagesRequest, ctx)) batches.push((batch as StreamEvent[]).map((e) => e.type));
+    expect(batches).toEqual([['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta',
+      'content_block_stop', 'message_delta', 'message_stop']]);
+    expect(ctx.usage.snapshot()).toMatchObject({ provenance: 'confirmed', outputTokens: 12 });
   });
 });

@@ -66,11 +66,14 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     const translator = new ChatStreamTranslator(messageId(), request.model);
     let done = false;
     for await (const batch of readSseBatches(open.chunks())) {
+      if (done) continue; // what follows [DONE] is drained so the connection can be reused
       const events: StreamEvent[] = [];
       for (const message of batch) {
-        if (done) break; // what follows [DONE] is drained so the connection can be reused
         if (message.data.trim() === '[DONE]') {
           done = true;
+          // The closing events go out in the same write as the chunks read with [DONE].
+          if (translator.usage) ctx.usage.complete();
+          translator.end(events);
           break;
         }
         const chunk = parseChunk(message.data, message.event, http.name);
@@ -84,9 +87,10 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       }
       if (events.length > 0) yield events;
     }
-    if (!done && !translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
+    if (done) return;
+    if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
     if (translator.usage) ctx.usage.complete();
-    yield translator.end();
+    yield translator.end([]);
   }
 
   return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);

@@ -45,9 +45,8 @@ export class ChatStreamTranslator {
     if (choice?.finish_reason) this.finish = choice.finish_reason;
   }
 
-  /** Events that close the message, once the upstream is done. */
-  end(): StreamEvent[] {
-    const events: StreamEvent[] = [];
+  /** Appends the events that close the message, once the upstream is done; returns `events`. */
+  end(events: StreamEvent[]): StreamEvent[] {
     this.start(events);
     if (this.blockOpen) events.push({ type: 'content_block_stop', index: 0 });
     this.blockOpen = false;
