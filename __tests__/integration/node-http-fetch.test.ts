@@ -9,6 +9,7 @@ let anthropic: FakeServer;
 let openai: FakeServer;
 let gw: RunningGateway;
 let key: string;
+const seenSignals: AbortSignal[] = [];
 
 beforeAll(async () => {
   anthropic = await startAnthropicFake();
@@ -16,8 +17,16 @@ beforeAll(async () => {
   const fetch = nodeHttpFetch();
   const a = anthropicAdapter({ baseURL: anthropic.url, apiKey: UPSTREAM_KEY, fetch, timeouts: { idleMs: 2000 } });
   const o = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch });
+  // A host's own client that notes the signal it is given.
+  const watched = anthropicAdapter({ baseURL: anthropic.url, apiKey: UPSTREAM_KEY, timeouts: { firstByteMs: 200 }, fetch: (url, init) => {
+    seenSignals.push(init.signal as AbortSignal);
+    return fetch(url, init);
+  } });
   const names = ['claude-json', 'claude-stream', 'claude-status-529', 'claude-reset-mid-body', 'gpt-stream'];
-  gw = await startGateway({ models: names.map((id) => ({ id, capability: 'llm' as const, upstream: id.startsWith('gpt') ? o : a, pricing: PRICING })) });
+  gw = await startGateway({ models: [
+    ...names.map((id) => ({ id, capability: 'llm' as const, upstream: id.startsWith('gpt') ? o : a, pricing: PRICING })),
+    { id: 'claude-stall', capability: 'llm', upstream: watched, pricing: PRICING },
+  ] });
   ({ key } = addCaller(gw.store));
 });
 afterAll(async () => {
@@ -45,4 +54,12 @@ it('maps upstream errors without leaking them, and notices a reset inside a JSON
   const reset = await call('claude-reset-mid-body');
   expect(reset.status).toBe(500);
   expect(Date.now() - started).toBeLessThan(1000);
+});
+
+it("gives a host's own client a real AbortSignal, aborted when the first byte is late", async () => {
+  const res = await call('claude-stall', true);
+  expect(res.status).toBe(504);
+  expect(seenSignals).toHaveLength(1);
+  expect(seenSignals[0]).toBeInstanceOf(AbortSignal);
+  expect(seenSignals[0]?.aborted).toBe(true);
 });

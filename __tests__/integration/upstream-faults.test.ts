@@ -71,3 +71,12 @@ it.each(FAULTS)('%s: documented client and billing outcome, a log entry, no leak
   expect(gw.store.getBalance(callerId)).toBe(before - entry.charge);
   expect(gw.store.held(callerId)).toBe(0);
 });
+
+it('closes the upstream request when the first byte is late (default client, light abort signal)', async () => {
+  const before = fake.aborted.length;
+  const res = await postMessages(gw.url, key, 'claude-stall', { stream: true });
+  expect(res.status).toBe(504);
+  await res.text();
+  for (let i = 0; i < 100 && fake.aborted.length === before; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(fake.aborted.length).toBe(before + 1);
+});

@@ -3,6 +3,7 @@ import nodeFetch from 'node-fetch';
 import { GatewayError } from '../errors';
 import { createAgents } from './agent';
 import { callAborted, onCallAbort } from './call-context';
+import { lightAborter, realAborter, type CallAborter } from './fetch-signal';
 import { redactor } from './guard';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from './types';
@@ -25,6 +26,8 @@ export interface ResolvedHttp {
   readonly timeouts: Readonly<Required<UpstreamTimeouts>>;
   readonly headers: Readonly<Record<string, string>>;
   readonly maxResponseBytes: number;
+  /** Makes the abort controller of one call (a light one for the default client). */
+  readonly aborter: () => CallAborter;
   /** Removes the adapter's own key from a text bound for the request log. */
   readonly redact: (text: string) => string;
 }
@@ -63,6 +66,7 @@ export function resolveHttp(
     timeouts,
     headers: Object.freeze(headers),
     maxResponseBytes,
+    aborter: custom ? realAborter : lightAborter,
     redact: redactor(options.apiKey),
   });
 }
@@ -92,11 +96,11 @@ function expire(call: UpstreamCall, phase: 'first byte' | 'idle'): void {
 }
 
 /**
- * One upstream call from request to the end of its body: one AbortController, one timer object
+ * One upstream call from request to the end of its body: one abort controller, one timer object
  * re-armed with refresh() (no closure or timer per chunk), state in fields rather than closures.
  */
 class UpstreamCall implements OpenResponse {
-  readonly controller = new AbortController();
+  readonly controller: CallAborter;
   phase: string | undefined;
   timer: NodeJS.Timeout | undefined;
   /** Whether the call waits on the upstream (an idle timeout counts only then). */
@@ -105,6 +109,7 @@ class UpstreamCall implements OpenResponse {
   private readonly unlisten: (() => void) | undefined;
 
   constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
+    this.controller = http.aborter();
     if (callAborted(ctx)) this.controller.abort();
     else this.unlisten = onCallAbort(ctx, () => this.controller.abort());
   }
