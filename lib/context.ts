@@ -42,6 +42,8 @@ export interface GatewayContext {
   work?: Promise<void>;
   /** Run once the request is over, before it is settled (limits corrections). */
   readonly finalizers: Array<(ctx: GatewayContext) => unknown>;
+  /** Run in order when the response closes; see onResponseClose(). */
+  readonly closeHooks: Array<() => void>;
 }
 
 declare global {
@@ -57,8 +59,16 @@ declare global {
 export function createContext(requestId: string, endpoint: string): GatewayContext {
   return {
     requestId, endpoint, stream: false, closed: false, startedAt: Date.now(), startedHr: performance.now(),
-    usage: new UsageTracker(), finalizers: [], attempts: [],
+    usage: new UsageTracker(), finalizers: [], attempts: [], closeHooks: [],
   };
+}
+
+/**
+ * Runs `hook` when the response closes (finished, failed or abandoned). Every stage shares the
+ * one `close` listener requestId() sets, instead of adding and removing its own per request.
+ */
+export function onResponseClose(ctx: GatewayContext, hook: () => void): void {
+  ctx.closeHooks.push(hook);
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
 import { decide, logEntryOf, settlementOf } from '../billing/settle';
-import { gatewayContext, type GatewayContext } from '../context';
+import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, Settlement } from '../stores/types';
 
 /** What the `onSettled` hook receives. */
@@ -84,10 +84,7 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
       return;
     }
     ctx.settledBy = resolved;
-    res.once('close', () => {
-      ctx.closed = true;
-      resolved.writer.track(finalize(ctx, res, resolved));
-    });
+    onResponseClose(ctx, () => resolved.writer.track(finalize(ctx, res, resolved)));
     next();
   };
 }

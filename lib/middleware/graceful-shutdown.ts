@@ -1,6 +1,7 @@
 /** gracefulShutdown(): tracks requests in flight so the router can stop accepting, drain and end them. */
 import { sendJson } from '../send-json';
 import type { RequestHandler, Response } from 'express';
+import { gatewayContext, onResponseClose } from '../context';
 import { GatewayError } from '../errors';
 import { frame } from '../streaming/sse-writer';
 
@@ -43,7 +44,7 @@ export function gracefulShutdown(): ShutdownGate {
       return;
     }
     open.add(res);
-    res.once('close', () => {
+    onResponseClose(gatewayContext(res), () => {
       open.delete(res);
       if (open.size === 0) idle?.();
     });

@@ -34,6 +34,10 @@ export function requestId(options: RequestIdOptions = {}): RequestHandler {
       const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req));
       res.locals.gateway = ctx;
       res.setHeader(header, ctx.requestId);
+      res.on('close', () => {
+        ctx.closed = true;
+        for (const hook of ctx.closeHooks) hook();
+      });
     }
     next();
   };

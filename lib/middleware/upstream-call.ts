@@ -1,6 +1,6 @@
 /** Shared plumbing of the proxy middlewares: abort on client close, error routing, `ctx.work`. */
 import type { NextFunction, Response } from 'express';
-import type { GatewayContext } from '../context';
+import { onResponseClose, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
 import { CallContext } from '../upstreams/call-context';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
@@ -26,14 +26,16 @@ export function startCall(
   // Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
   // stops now. A stream that reached the client whole (message_stop) lets its call drain.
   let finished = false;
-  const onClose = (): void => {
+  onResponseClose(ctx, () => {
     if (!finished && !ctx.answered) call.abort();
-  };
-  res.once('close', onClose);
+  });
   ctx.upstream = upstreamName;
   ctx.work = run(call).then(
-    () => undefined,
+    () => {
+      finished = true;
+    },
     (err: unknown) => {
+      finished = true;
       if (!res.headersSent && !res.destroyed) {
         next(err);
         return;
@@ -43,10 +45,7 @@ export function startCall(
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },
-  ).finally(() => {
-    finished = true;
-    res.off('close', onClose);
-  });
+  );
 }
 
 /**
