@@ -49,9 +49,10 @@ function start(file: string, args: string[] = []): Promise<Proc> {
     child.once('exit', (code) => reject(new Error(`${file} ${args.join(' ')} exited with ${code}`)));
   });
 }
-const stats = (p: Proc): Promise<Stats> => new Promise((resolve) => {
+/** CPU counters (`cpu`), or resident memory after a full GC (`memory`), of a target. */
+const stats = (p: Proc, kind: 'cpu' | 'memory' = 'cpu'): Promise<Stats> => new Promise((resolve) => {
   p.child.once('message', (m: Stats) => resolve(m));
-  p.child.send('stats');
+  p.child.send(kind);
 });
 /** The median of some figures. */
 const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -156,10 +157,10 @@ async function openStreams(proc: Proc, target: Target): Promise<number> {
   })));
   await hold(20);
   await new Promise((r2) => setTimeout(r2, 300));
-  const before = await stats(proc);
+  const before = await stats(proc, 'memory');
   await hold(1000);
   await new Promise((r2) => setTimeout(r2, 500));
-  const after = await stats(proc);
+  const after = await stats(proc, 'memory');
   for (const req of open) req.destroy();
   agent.destroy();
   await new Promise((r2) => setTimeout(r2, 500));

@@ -45,6 +45,6 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
 });
-process.on('message', (m: string) => {
-  if (m === 'stats') process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
+process.on('message', () => {
+  process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
 });

@@ -144,6 +144,10 @@ describe('errors of the HTTP layer', () => {
     expectError(text, 400, 'invalid_request_error', /content-type/);
     const arr = await request(gw.url).post('/v1/messages').set({ 'x-api-key': key, ...V, 'content-type': 'application/json' }).send('[1,2]');
     expectError(arr, 400, 'invalid_request_error', /JSON object/);
+    const empty = await request(gw.url).post('/v1/messages').set({ 'x-api-key': key, ...V, 'content-type': 'application/json' });
+    expectError(empty, 400, 'invalid_request_error', /model: Field required/);
+    const charset = await request(gw.url).post('/v1/messages').set({ 'x-api-key': key, ...V, 'content-type': 'Application/JSON; charset=utf-8' }).send(JSON.stringify(body));
+    expect(charset.status).toBe(200);
     const big = await post('/v1/messages', { ...body, messages: [{ role: 'user', content: 'x'.repeat(33 * 1024 * 1024) }] });
     expectError(big, 413, 'request_too_large');
   });

@@ -16,7 +16,8 @@ export function jsonBody(options: JsonBodyOptions = {}): RequestHandler {
   const limit = options.limit ?? '32mb';
   const parse = express.json({ limit, strict: true, type: () => true });
   return function jsonBodyMiddleware(req, res, next) {
-    if (!req.is('application/json')) {
+    // The SDKs send exactly "application/json": only other values need type-is's full parse.
+    if (req.headers['content-type'] !== 'application/json' && !req.is('application/json')) {
       next(new GatewayError('invalid_request_error', 'content-type: must be application/json'));
       return;
     }
