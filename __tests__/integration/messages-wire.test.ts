@@ -223,6 +223,7 @@ describe('request translation', () => {
     const res = await post(body('public-name', { temperature: 0.3 }));
     expect(res.status).toBe(200);
     expect(res.body.model).toBe('public-name');
+    expect(res.text).not.toContain('claude-stream');
     const sent = anthropic.received.at(-1)!;
     expect(sent.body.model).toBe('claude-stream');
     expect(sent.body).not.toHaveProperty('temperature');

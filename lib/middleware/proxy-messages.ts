@@ -1,9 +1,10 @@
 /** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
-import { sendJson } from '../send-json';
+import { rawText, renamedModel, patched, withRaw } from '../raw-text';
+import { sendJson, sendJsonText } from '../send-json';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import { patched, SseWriter } from '../streaming/sse-writer';
+import { SseWriter } from '../streaming/sse-writer';
 import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { modelFor, startCall } from './upstream-call';
@@ -18,7 +19,22 @@ export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<M
 
 async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
   const message = await adapter.create(request, call);
-  sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
+  const model = (ctx.model as ModelEntry).id;
+  // The upstream's own text, with the public model name, when it can be had without re-serialising.
+  const raw = rawText(message);
+  const text = raw === undefined || typeof message.model !== 'string' ? undefined : message.model === model ? raw : renamedModel(raw, message.model, model);
+  if (text === undefined) sendJson(res, { ...message, model });
+  else sendJsonText(res, text);
+}
+
+/** A `message_start` event carrying the public model name (its upstream text kept when possible). */
+function publicStart(event: StreamEvent, model: string): StreamEvent {
+  const message = event.message as { model?: unknown } | undefined;
+  if (!message || typeof message !== 'object' || message.model === model) return event;
+  const raw = rawText(event);
+  const text = raw === undefined || typeof message.model !== 'string' ? undefined : renamedModel(raw, message.model, model);
+  const renamed = patched(event, { message: { ...message, model } });
+  return text === undefined ? renamed : withRaw(renamed, text);
 }
 
 async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
@@ -34,9 +50,7 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
     while (!next.done) {
       if (!writer.completed) {
         const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-        const out = items.map((event) => (event.type === 'message_start' && event.message && typeof event.message === 'object'
-          ? patched(event, { message: { ...(event.message as object), model: publicModel } })
-          : event));
+        const out = items.map((event) => (event.type === 'message_start' ? publicStart(event, publicModel) : event));
         const pending = writer.send(out);
         ctx.answered = writer.completed;
         if (pending) await pending;

@@ -1,33 +1,17 @@
 /** Writes Anthropic-format SSE frames to the client: headers with the first events, backpressure honoured. */
 import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
+import { rawText, withRaw } from '../raw-text';
 import type { StreamEvent } from '../types';
-
-/** Symbol-keyed, so JSON.stringify leaves it out; `patched()` drops it from changed copies. */
-const RAW = Symbol('model-gateway.raw');
-type WithRaw = StreamEvent & { [RAW]?: string };
-
-/** Marks an event as unchanged from the upstream's `data` text, so it is sent without re-serialising. */
-export function withRaw(event: StreamEvent, data: string): StreamEvent {
-  (event as WithRaw)[RAW] = data;
-  return event;
-}
 
 /** An event known only by its type, sent as the upstream's unparsed `data` text. */
 export function rawEvent(type: string, data: string): StreamEvent {
-  return { type, [RAW]: data } as WithRaw;
-}
-
-/** A copy of `event` with `changes`, serialised anew when sent (its upstream text no longer applies). */
-export function patched(event: StreamEvent, changes: Record<string, unknown>): StreamEvent {
-  const copy: WithRaw = { ...event, ...changes };
-  copy[RAW] = undefined; // not `delete`, which would turn the object into a slow dictionary
-  return copy;
+  return withRaw({ type }, data);
 }
 
 /** Serialises one event as an SSE frame with its `event:` line (the SDKs drop frames without it). */
 export function frame(event: StreamEvent): string {
-  return `event: ${event.type}\ndata: ${(event as WithRaw)[RAW] ?? JSON.stringify(event)}\n\n`;
+  return `event: ${event.type}\ndata: ${rawText(event) ?? JSON.stringify(event)}\n\n`;
 }
 
 /** One client stream. `send` resolves once the frame is written or buffered below the high-water mark. */

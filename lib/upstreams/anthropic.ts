@@ -1,9 +1,10 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
-import { rawEvent, withRaw } from '../streaming/sse-writer';
+import { withRaw } from '../raw-text';
+import { rawEvent } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
-import { postJson, readJson, readText, resolveHttp } from './http';
+import { parseJson, postJson, readText, resolveHttp } from './http';
 import { guardAdapter } from './guard';
 import { forwardedType, parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
@@ -24,14 +25,15 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
 
   async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
     const open = await postJson(http, '/v1/messages', { ...request, stream: false }, ctx);
-    const body = await readJson(open, http.name);
+    const text = await readText(open);
+    const body = parseJson(text, http.name);
     const message = body as MessageResponse;
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content) || typeof message.usage !== 'object') {
       throw badUpstreamAnswer(`upstream ${http.name} sent a body that is not a message: ${JSON.stringify(body).slice(0, 2000)}`);
     }
     ctx.usage.report(usageFromAnthropic(message.usage));
     ctx.usage.complete();
-    return message;
+    return withRaw(message, text); // unchanged: the proxy may send the upstream's own text
   }
 
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {

@@ -209,7 +209,11 @@ export function readText(open: OpenResponse): Promise<string> {
 
 /** Reads and parses a JSON body; anything unreadable is an `api_error` with the text in `detail`. */
 export async function readJson(open: OpenResponse, name: string): Promise<unknown> {
-  const text = await readText(open);
+  return parseJson(await readText(open), name);
+}
+
+/** Parses an upstream's JSON text; anything unparsable is an `api_error` with the text in `detail`. */
+export function parseJson(text: string, name: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

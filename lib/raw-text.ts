@@ -1,0 +1,37 @@
+/** Marks a value parsed from an upstream as unchanged, with the text it was parsed from, so it is sent without re-serialising. */
+
+/** Symbol-keyed, so JSON.stringify and object spread into a changed copy leave it behind only where intended. */
+const RAW = Symbol('model-gateway.raw');
+type WithRaw = { [RAW]?: string | undefined };
+
+/** Marks `value` as the parse of `text`, unchanged: it may be sent as `text`. */
+export function withRaw<T extends object>(value: T, text: string): T {
+  (value as WithRaw)[RAW] = text;
+  return value;
+}
+
+/** The upstream text `value` was parsed from, if it is unchanged since. */
+export function rawText(value: object): string | undefined {
+  return (value as WithRaw)[RAW];
+}
+
+/** A copy of `value` with `changes`, without its upstream text (it no longer applies). */
+export function patched<T extends object>(value: T, changes: Partial<T> & Record<string, unknown>): T {
+  const copy = { ...value, ...changes } as T & WithRaw;
+  copy[RAW] = undefined; // not `delete`, which would turn the object into a slow dictionary
+  return copy;
+}
+
+/**
+ * `text` (a JSON object) with its `"model":<from>` member set to `to`, or undefined when that
+ * cannot be done safely by text: `"model"` appears more than once (a nested key, a string
+ * value) or is spelt differently (spaces, other escapes); the caller then re-serialises. JSON
+ * escapes every quote inside a string, so a lone `"model"` token is the member itself.
+ */
+export function renamedModel(text: string, from: string, to: string): string | undefined {
+  const at = text.indexOf('"model"');
+  if (at < 0 || text.includes('"model"', at + 7)) return undefined;
+  const member = `"model":${JSON.stringify(from)}`;
+  if (!text.startsWith(member, at)) return undefined;
+  return `${text.slice(0, at)}"model":${JSON.stringify(to)}${text.slice(at + member.length)}`;
+}
