@@ -40,7 +40,7 @@ process.on('exit', () => { for (const c of children) c.kill(); });
 function start(file: string, args: string[] = []): Promise<Proc> {
   // Compiled JS only: ts-node loads node:domain, which taxes every event emit and would skew the figures.
   const profiled = PROFILE && pinned && (args[0] === 'express' || args[0] === 'gateway-memory');
-  const execArgv = ['--expose-gc', ...(profiled ? ['--cpu-prof', '--cpu-prof-dir=bench/results', `--cpu-prof-name=${args[0]}.cpuprofile`] : [])];
+  const execArgv = ['--expose-gc', ...(file === 'targets.ts' ? NODE_ARGS : []), ...(profiled ? ['--cpu-prof', '--cpu-prof-dir=bench/results', `--cpu-prof-name=${args[0]}.cpuprofile`] : [])];
   const child = fork(path.join(__dirname, file.replace(/\.ts$/, '.js')), args, { execArgv, env: { ...process.env, BENCH_SCHEMA: schema }, stdio: 'inherit' });
   children.push(child);
   if (PIN && pinned) pin(child.pid, file === 'targets.ts' ? SERVER_CPU : LOAD_CPU);
@@ -76,6 +76,8 @@ const SCENARIOS = ONLY ? ALL_SCENARIOS.filter((s) => ONLY.some((o) => s.name.sta
  * spends more per request than bare Express, and stops there.
  */
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** BENCH_NODE_ARGS="--max-semi-space-size=64": Node flags for every server under test, (b) to (e) alike. */
+const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const TARGETS = ['direct', 'bare', 'express', 'gateway-memory', 'gateway-postgres'] as const;
 type Target = (typeof TARGETS)[number];
 const LABEL: Record<Target, string> = { direct: '(a) upstream direct', bare: '(b) bare http proxy', express: '(c) Express + node-fetch', 'gateway-memory': '(d) gateway, MemoryStore', 'gateway-postgres': '(e) gateway, PostgresStore' };
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
   const clients = await measureClients(upstream.port);
 
   const f = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-  rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. ${PIN ? `Load runs: server under test pinned to CPU ${SERVER_CPU}, load generator and upstream to CPU ${LOAD_CPU}; latency, first byte and memory unpinned. ` : ''}Command: \`npm run bench\`.`, '');
+  rows.push(`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. ${PIN ? `Load runs: server under test pinned to CPU ${SERVER_CPU}, load generator and upstream to CPU ${LOAD_CPU}; latency, first byte and memory unpinned. ` : ''}${NODE_ARGS.length ? `Servers run with \`${NODE_ARGS.join(' ')}\`. ` : ''}Command: \`${NODE_ARGS.length ? `BENCH_NODE_ARGS="${NODE_ARGS.join(' ')}" ` : ''}npm run bench\`.`, '');
   rows.push('| scenario | target | req/s | p50 ms | p99 ms | server CPU µs/req | CPU vs (c) | CPU vs (b) |', '|---|---|---:|---:|---:|---:|---:|---:|');
   for (const s of SCENARIOS) {
     const row = table[s.name] as Record<Target, { rps: number; p50: number; p99: number; cpu: number }>;
@@ -263,7 +265,7 @@ async function main(): Promise<void> {
   const out = rows.join('\n');
   console.log(`\n${out}`);
   mkdirSync(path.join(process.cwd(), 'bench', 'results'), { recursive: true });
-  writeFileSync(path.join(process.cwd(), 'bench', 'results', 'latest.md'), `${out}\n`);
+  writeFileSync(path.join(process.cwd(), 'bench', 'results', NODE_ARGS.length ? 'latest-node-args.md' : 'latest.md'), `${out}\n`);
   for (const p of procs.values()) p.child.kill();
   const { Pool } = await import('pg');
   const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
