@@ -1,6 +1,6 @@
 /** Marks a value parsed from an upstream as unchanged, with the text it was parsed from, so it is sent without re-serialising. */
 
-/** Symbol-keyed, so JSON.stringify and object spread into a changed copy leave it behind only where intended. */
+/** Symbol-keyed, so JSON.stringify leaves it out; patched() clears it on changed copies (a spread would carry it over). */
 const RAW = Symbol('model-gateway.raw');
 type WithRaw = { [RAW]?: string | undefined };
 

@@ -1,4 +1,5 @@
 /** The context of one upstream call; its AbortSignal is created only when an adapter reads it. */
+import { LightSignal } from './fetch-signal';
 import type { UpstreamAttempt, UpstreamCallContext, UsageRecorder } from './types';
 
 /**
@@ -8,8 +9,7 @@ import type { UpstreamAttempt, UpstreamCallContext, UsageRecorder } from './type
  */
 export class CallContext implements UpstreamCallContext {
   private controller: AbortController | undefined;
-  private listeners: Array<() => void> = [];
-  private isAborted = false;
+  private readonly listeners = new LightSignal();
 
   constructor(
     readonly requestId: string,
@@ -21,33 +21,26 @@ export class CallContext implements UpstreamCallContext {
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
-      if (this.isAborted) this.controller.abort();
+      if (this.aborted) this.controller.abort();
     }
     return this.controller.signal;
   }
 
   /** Whether the call was aborted. */
   get aborted(): boolean {
-    return this.isAborted;
+    return this.listeners.aborted;
   }
 
   /** Aborts the call: listeners run once, and the signal (if made) aborts. */
   abort(): void {
-    if (this.isAborted) return;
-    this.isAborted = true;
-    const listeners = this.listeners;
-    this.listeners = [];
-    for (const listener of listeners) listener();
+    if (this.aborted) return;
+    this.listeners.abort();
     this.controller?.abort();
   }
 
   /** Runs `listener` once on abort; returns the function that stops listening. */
   onAbort(listener: () => void): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const at = this.listeners.indexOf(listener);
-      if (at >= 0) this.listeners.splice(at, 1);
-    };
+    return this.listeners.onAbort(listener);
   }
 }
 

@@ -11,8 +11,9 @@ export interface CallAborter {
  * polyfills) and uses only `aborted` and `add/removeEventListener('abort', fn)`. A real
  * AbortController builds an EventTarget per call, a measurable share of a proxied request's CPU,
  * so calls made with the default client use this instead. A host's own client gets a real one.
+ * CallContext keeps its abort listeners in one too.
  */
-class LightSignal {
+export class LightSignal {
   aborted = false;
   private listeners: Array<() => void> = [];
 
@@ -28,6 +29,12 @@ class LightSignal {
   /** The signal is its own controller. */
   get signal(): AbortSignal {
     return this as unknown as AbortSignal;
+  }
+
+  /** Runs `listener` once on abort; returns the function that stops listening. */
+  onAbort(listener: () => void): () => void {
+    this.addEventListener('abort', listener);
+    return () => this.removeEventListener('abort', listener);
   }
 
   /** Aborts once: every listener runs. */
