@@ -64,6 +64,11 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
     }
     const translator = new ChatStreamTranslator(messageId(), request.model);
+    /** Appends the closing events; the usage reported so far is final. */
+    const close = (events: StreamEvent[]): StreamEvent[] => {
+      if (translator.usage) ctx.usage.complete();
+      return translator.end(events);
+    };
     let done = false;
     for await (const batch of readSseBatches(open.chunks())) {
       if (done) continue; // what follows [DONE] is drained so the connection can be reused
@@ -71,9 +76,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       for (const message of batch) {
         if (message.data.trim() === '[DONE]') {
           done = true;
-          // The closing events go out in the same write as the chunks read with [DONE].
-          if (translator.usage) ctx.usage.complete();
-          translator.end(events);
+          close(events); // in the same write as the chunks read with [DONE]
           break;
         }
         const chunk = parseChunk(message.data, message.event, http.name);
@@ -89,8 +92,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     }
     if (done) return;
     if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
-    if (translator.usage) ctx.usage.complete();
-    yield translator.end([]);
+    yield close([]);
   }
 
   return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
