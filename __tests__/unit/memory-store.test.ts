@@ -30,3 +30,43 @@ it('logging and settling on full records cost the same whatever maxRecords, and 
   expect(store.getLog()).toHaveLength(100_000);
   expect(store.getLog()[0]?.requestId).toBe('req_200000');
 });
+
+const usage = { inputTokens: 1, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
+
+it('a reserve costs the same however many holds its caller has in flight, and expired holds stop counting', () => {
+  const store = new MemoryStore();
+  store.addKey('sk-many-holds', { id: 'many', balance: 1_000_000_000 });
+  const now = Date.now();
+  const started = performance.now();
+  // Walking the caller's live holds on every reserve makes this quadratic: ~20 s for 20,000.
+  let admitted = 0;
+  for (let i = 0; i < 20_000; i++) if (store.reserve({ callerId: 'many', requestId: `h${i}`, amount: 10, expiresAt: now + 60_000 }).ok) admitted++;
+  expect(performance.now() - started).toBeLessThan(1000);
+  expect(admitted).toBe(20_000);
+  expect(store.available('many', now)).toBe(1_000_000_000 - 200_000);
+  store.release('h0');
+  store.settle({ requestId: 'h1', callerId: 'many', model: 'm', endpoint: 'messages', charge: 7, billingStatus: 'billed', usage });
+  expect(store.available('many', now)).toBe(1_000_000_000 - 7 - 199_980);
+  expect(store.reserve({ callerId: 'many', requestId: 'soon', amount: 5, expiresAt: now + 10 })).toEqual({ ok: true });
+  expect(store.available('many', now + 5)).toBe(1_000_000_000 - 7 - 199_985);
+  expect(store.available('many', now + 10)).toBe(1_000_000_000 - 7 - 199_980); // 'soon' expired
+  expect(store.available('many', now + 60_000)).toBe(1_000_000_000 - 7); // all expired
+  expect(store.getAccount('many')).toEqual({ balance: 1_000_000_000 - 7, held: 0, ledger: 1_000_000_000 - 7 });
+});
+
+it('keeps the last maxRecords ledger rows, and every balance still equals its ledger sum', () => {
+  const store = new MemoryStore({ maxRecords: 10 });
+  store.addKey('sk-ledger-a', { id: 'a', balance: 1000 });
+  store.addKey('sk-ledger-b', { id: 'b', balance: 500 });
+  for (let i = 0; i < 200; i++) {
+    const callerId = i % 3 === 0 ? 'b' : 'a';
+    store.settle({ requestId: `l${i}`, callerId, model: 'm', endpoint: 'messages', charge: 1 + (i % 2), billingStatus: 'billed', usage });
+    expect(store.getLedger().length).toBeLessThanOrEqual(10);
+  }
+  expect(store.getLedger().map((row) => row.requestId)).toEqual(Array.from({ length: 10 }, (_, k) => `l${190 + k}`));
+  for (const id of ['a', 'b']) {
+    const account = store.getAccount(id);
+    expect(account.ledger).toBe(account.balance);
+  }
+  expect(store.getBalance('a') + store.getBalance('b')).toBe(1500 - 300); // 100 charges of 1 and 100 of 2
+});

@@ -28,26 +28,37 @@ interface Hold {
   expiresAt: number;
 }
 
+/** A caller's live holds and their running sum, so a reserve does not walk them. */
+interface CallerHolds {
+  ids: Set<string>;
+  held: number;
+  /** No hold of this caller expires before this time (a lower bound: a sweep may find none). */
+  nextExpiry: number;
+}
+
 /** Options of MemoryStore. */
 export interface MemoryStoreOptions {
-  /** Log entries, settlements and reviews kept (oldest dropped first). Default: 100000. */
+  /** Log entries, settlements, reviews and ledger rows kept (oldest dropped first). Default: 100000. */
   maxRecords?: number;
 }
 
 /**
  * In-memory GatewayStore: everything is lost with the process, so it suits one instance,
- * development and tests. It keeps the last `maxRecords` log entries, settlements and reviews;
- * the ledger is kept whole (a balance is its sum). Use PostgresStore for several instances.
+ * development and tests. It keeps the last `maxRecords` log entries, settlements, reviews and
+ * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
+ * Use PostgresStore for several instances.
  */
 export class MemoryStore implements GatewayStore {
   private readonly callers = new Map<string, Caller>();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
-  /** Live holds per caller, so a reserve looks at its own caller's holds only. */
-  private readonly holdsByCaller = new Map<string, Set<string>>();
+  /** Live holds per caller with their sum, so a reserve costs the same however many are in flight. */
+  private readonly holdsByCaller = new Map<string, CallerHolds>();
   private readonly maxRecords: number;
   private readonly settled = new Map<string, Settlement>();
   private readonly ledger: LedgerRow[] = [];
+  /** Per caller, the sum of the ledger rows dropped from the front of `ledger`. */
+  private readonly carried = new Map<string, number>();
   private readonly log: RequestLogEntry[] = [];
   private readonly logged = new Set<string>();
   private readonly reviews: ReviewRecord[] = [];
@@ -69,7 +80,7 @@ export class MemoryStore implements GatewayStore {
   credit(callerId: string, amount: number): void {
     if (!Number.isSafeInteger(amount)) throw new TypeError('MemoryStore.credit: amount must be an integer of minor units.');
     this.balances.set(callerId, (this.balances.get(callerId) ?? 0) + amount);
-    this.ledger.push({ callerId, requestId: null, amount, kind: 'credit', at: Date.now() });
+    this.record({ callerId, requestId: null, amount, kind: 'credit', at: Date.now() });
   }
 
   findCaller(keyHash: string): Caller | undefined {
@@ -81,8 +92,10 @@ export class MemoryStore implements GatewayStore {
     if (request.amount > available) return { ok: false, available };
     this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt });
     let own = this.holdsByCaller.get(request.callerId);
-    if (!own) this.holdsByCaller.set(request.callerId, (own = new Set()));
-    own.add(request.requestId);
+    if (!own) this.holdsByCaller.set(request.callerId, (own = { ids: new Set(), held: 0, nextExpiry: Infinity }));
+    own.ids.add(request.requestId);
+    own.held += request.amount;
+    if (request.expiresAt < own.nextExpiry) own.nextExpiry = request.expiresAt;
     return { ok: true };
   }
 
@@ -93,7 +106,7 @@ export class MemoryStore implements GatewayStore {
     this.release(settlement.requestId);
     if (settlement.charge !== 0) {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
-      this.ledger.push({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
+      this.record({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
     }
     if (settlement.billingStatus === 'needs_review') this.keep(this.reviews, settlement);
     return { applied: true };
@@ -103,7 +116,17 @@ export class MemoryStore implements GatewayStore {
     const hold = this.holds.get(requestId);
     if (!hold) return;
     this.holds.delete(requestId);
-    this.holdsByCaller.get(hold.callerId)?.delete(requestId);
+    const own = this.holdsByCaller.get(hold.callerId);
+    if (own?.ids.delete(requestId)) own.held -= hold.amount;
+  }
+
+  /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
+  private record(row: LedgerRow): void {
+    this.ledger.push(row);
+    if (this.ledger.length < this.maxRecords + Math.ceil(this.maxRecords / 8)) return;
+    for (const old of this.ledger.splice(0, this.ledger.length - this.maxRecords)) {
+      this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
+    }
   }
 
   /**
@@ -154,7 +177,8 @@ export class MemoryStore implements GatewayStore {
 
   /** Balance, live holds and the ledger sum of a caller (balance always equals the ledger sum). */
   getAccount(callerId: string): { balance: number; held: number; ledger: number } {
-    const ledger = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
+    const kept = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
+    const ledger = kept + (this.carried.get(callerId) ?? 0);
     return { balance: this.getBalance(callerId), held: this.held(callerId), ledger };
   }
 
@@ -163,15 +187,18 @@ export class MemoryStore implements GatewayStore {
     return this.balances.get(callerId) ?? 0;
   }
 
-  /** Balance minus the live (unexpired) holds. */
+  /** Balance minus the live (unexpired) holds. Expired holds are dropped when one may be due. */
   available(callerId: string, now = Date.now()): number {
-    let held = 0;
-    for (const requestId of this.holdsByCaller.get(callerId) ?? []) {
-      const hold = this.holds.get(requestId) as Hold;
-      if (hold.expiresAt <= now) this.release(requestId);
-      else held += hold.amount;
+    const own = this.holdsByCaller.get(callerId);
+    if (own && own.nextExpiry <= now) {
+      own.nextExpiry = Infinity;
+      for (const requestId of own.ids) {
+        const hold = this.holds.get(requestId) as Hold;
+        if (hold.expiresAt <= now) this.release(requestId);
+        else if (hold.expiresAt < own.nextExpiry) own.nextExpiry = hold.expiresAt;
+      }
     }
-    return (this.balances.get(callerId) ?? 0) - held;
+    return (this.balances.get(callerId) ?? 0) - (own?.held ?? 0);
   }
 
   /** Sum of live holds of a caller. */
@@ -189,9 +216,9 @@ export class MemoryStore implements GatewayStore {
     return this.kept(this.reviews);
   }
 
-  /** The ledger (a copy); the sum of a caller's rows equals its balance. */
+  /** The last maxRecords ledger rows (a copy); with the caller's dropped rows (see getAccount) they sum to its balance. */
   getLedger(): LedgerRow[] {
-    return [...this.ledger];
+    return this.kept(this.ledger);
   }
 
   /** The settlement of a request, if settled. */
