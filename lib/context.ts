@@ -55,11 +55,18 @@ declare global {
   }
 }
 
-/** Creates the context of a new request. */
+/**
+ * Creates the context of a new request. Every field exists from the start, in one order, so the
+ * object keeps one hidden class for its whole life: stages that set `caller`, `model`, `hold`…
+ * later change values, not its shape, and code shared by the stages stays monomorphic.
+ */
 export function createContext(requestId: string, endpoint: string): GatewayContext {
   return {
-    requestId, endpoint, stream: false, closed: false, startedAt: Date.now(), startedHr: performance.now(),
-    usage: new UsageTracker(), finalizers: [], attempts: [], closeHooks: [],
+    requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
+    caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
+    usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
+    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, work: undefined,
+    finalizers: [], closeHooks: [],
   };
 }
 

@@ -2,22 +2,33 @@
 import type { Usage } from '../types';
 import type { UsageFigures, UsageRecorder } from '../upstreams/types';
 
-/** A UsageRecorder that keeps the latest cumulative figures and whether they were final. */
+/** A figure as reported, when it is a finite non-negative number (floored); else `previous`. */
+function figure(value: number | undefined, previous: number | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : previous;
+}
+
+/**
+ * A UsageRecorder that keeps the latest cumulative figures and whether they were final. The
+ * figures are fixed fields (not a map filled in by report order), so every tracker has one shape.
+ */
 export class UsageTracker implements UsageRecorder {
-  private figures: UsageFigures = {};
+  private inputTokens: number | undefined = undefined;
+  private outputTokens: number | undefined = undefined;
+  private cacheReadInputTokens: number | undefined = undefined;
+  private cacheCreationInputTokens: number | undefined = undefined;
+  private searchUnits: number | undefined = undefined;
   private reported = false;
   private completed = false;
 
   /** Records cumulative figures; later figures replace earlier ones field by field. */
   report(figures: UsageFigures): void {
-    for (const name in figures) {
-      const key = name as keyof UsageFigures;
-      const value = figures[key];
-      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) {
-        this.figures[key] = Math.floor(value);
-        this.reported = true;
-      }
-    }
+    this.inputTokens = figure(figures.inputTokens, this.inputTokens);
+    this.outputTokens = figure(figures.outputTokens, this.outputTokens);
+    this.cacheReadInputTokens = figure(figures.cacheReadInputTokens, this.cacheReadInputTokens);
+    this.cacheCreationInputTokens = figure(figures.cacheCreationInputTokens, this.cacheCreationInputTokens);
+    this.searchUnits = figure(figures.searchUnits, this.searchUnits);
+    this.reported ||= this.inputTokens !== undefined || this.outputTokens !== undefined || this.cacheReadInputTokens !== undefined
+      || this.cacheCreationInputTokens !== undefined || this.searchUnits !== undefined;
   }
 
   /** Marks the figures as the upstream's final usage for the whole request. */
@@ -27,19 +38,18 @@ export class UsageTracker implements UsageRecorder {
 
   /** The usage so far, with its provenance. */
   snapshot(): Usage {
-    const f = this.figures;
-    const hasTokens = f.inputTokens !== undefined || f.outputTokens !== undefined;
+    const hasTokens = this.inputTokens !== undefined || this.outputTokens !== undefined;
     let provenance: Usage['provenance'];
     if (!this.reported) provenance = 'none';
     else if (!this.completed) provenance = 'partial';
     else if (hasTokens) provenance = 'confirmed';
-    else provenance = f.searchUnits !== undefined ? 'units_only' : 'none';
+    else provenance = this.searchUnits !== undefined ? 'units_only' : 'none';
     return {
-      inputTokens: f.inputTokens ?? 0,
-      outputTokens: f.outputTokens ?? 0,
-      cacheReadInputTokens: f.cacheReadInputTokens ?? 0,
-      cacheCreationInputTokens: f.cacheCreationInputTokens ?? 0,
-      searchUnits: f.searchUnits ?? 0,
+      inputTokens: this.inputTokens ?? 0,
+      outputTokens: this.outputTokens ?? 0,
+      cacheReadInputTokens: this.cacheReadInputTokens ?? 0,
+      cacheCreationInputTokens: this.cacheCreationInputTokens ?? 0,
+      searchUnits: this.searchUnits ?? 0,
       provenance,
     };
   }
