@@ -1,11 +1,11 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
 import type { RequestHandler } from 'express';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
-import type { LimitSettings } from '../types';
+import type { Caller, LimitSettings } from '../types';
 
 /** Options of limits(). */
 export interface LimitsOptions extends LimiterBackendOptions {
@@ -19,6 +19,17 @@ const refused = (kind: LimitKind, seconds: number): GatewayError =>
   new GatewayError('rate_limit_error', `Rate limit exceeded (${kind}); retry after ${seconds} s.`, { retryAfter: seconds });
 
 const retrySeconds = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+/** A caller's limiters, resolved from its limits and the defaults. */
+interface Plan {
+  rpm: RateLimiterAbstract | undefined;
+  concurrency: RateLimiterAbstract | undefined;
+  tpm: RateLimiterAbstract | undefined;
+  tpmLimit: number;
+}
+
+/** Callers whose plans are remembered (by caller object, the last one seen per id); then it starts afresh. */
+const PLAN_CACHE_SIZE = 10_000;
 
 /**
  * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
@@ -34,26 +45,43 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
   }
   const limiter = limiterPool(options);
   const estimator = options.estimator ?? defaultEstimator;
+  // Callers come back as the same object from the stores (MemoryStore, PostgresStore's key
+  // cache): their limiters are looked up once, not rebuilt from their limits on every request.
+  const plans = new Map<string, { caller: Caller; plan: Plan }>();
+  const planFor = (caller: Caller): Plan => {
+    const known = plans.get(caller.id);
+    if (known?.caller === caller) return known.plan;
+    const merged = { ...defaults, ...caller.limits };
+    const plan: Plan = {
+      rpm: merged.rpm ? limiter('rpm', merged.rpm) : undefined,
+      concurrency: merged.concurrency ? limiter('concurrency', merged.concurrency) : undefined,
+      tpm: merged.tpm ? limiter('tpm', merged.tpm) : undefined,
+      tpmLimit: merged.tpm ?? 0,
+    };
+    if (plans.size >= PLAN_CACHE_SIZE) plans.clear();
+    plans.set(caller.id, { caller, plan });
+    return plan;
+  };
 
   async function admit(ctx: GatewayContext, body: unknown): Promise<void> {
-    const id = (ctx.caller as { id: string }).id;
-    const caller = { ...defaults, ...ctx.caller?.limits };
+    const id = (ctx.caller as Caller).id;
+    const plan = planFor(ctx.caller as Caller);
     const held: Array<() => unknown> = [];
     let stage: LimitKind = 'rpm';
     try {
-      if (caller.rpm) await limiter('rpm', caller.rpm).consume(id, 1);
+      if (plan.rpm) await plan.rpm.consume(id, 1);
       stage = 'concurrency';
-      if (caller.concurrency) {
-        const slots = limiter('concurrency', caller.concurrency);
+      const slots = plan.concurrency;
+      if (slots) {
         await slots.consume(id, 1);
         held.push(() => slots.reward(id, 1));
       }
       stage = 'tpm';
-      if (caller.tpm) {
+      const tpm = plan.tpm;
+      if (tpm) {
         const estimate = (ctx.estimate ??= estimator(body));
         const tokens = estimate.inputTokens + estimate.outputTokens;
-        if (tokens > caller.tpm) throw new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${caller.tpm} tokens per minute.`);
-        const tpm = limiter('tpm', caller.tpm);
+        if (tokens > plan.tpmLimit) throw new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${plan.tpmLimit} tokens per minute.`);
         await tpm.consume(id, tokens);
         ctx.finalizers.push(() => {
           const usage = ctx.usage.snapshot();
