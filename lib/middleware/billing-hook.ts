@@ -30,35 +30,57 @@ function finalStatus(res: Response): number {
   return res.headersSent ? res.statusCode : 499;
 }
 
-async function finalize(ctx: GatewayContext, res: Response, options: Required<Pick<BillingHookOptions, 'store' | 'writer'>> & BillingHookOptions): Promise<void> {
-  if (ctx.work) await ctx.work;
+type Resolved = Required<Pick<BillingHookOptions, 'store' | 'writer'>> & BillingHookOptions;
+
+/**
+ * Decides, settles and logs a request whose upstream call is over. Returns a promise only while
+ * a write is still under way: with a synchronous store (MemoryStore) it all happens at once.
+ */
+function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promise<void> | undefined {
   const status = finalStatus(res);
   if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
   const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
   const billable = ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
   const decision = billable ? decide(ctx, succeeded) : undefined;
   for (const finalizer of ctx.finalizers) {
+    // Limits corrections: they need not delay the bill, and one that fails must not stop it.
     try {
       const out = finalizer(ctx);
-      if (out instanceof Promise) await out;
+      if (out instanceof Promise) options.writer.track(out);
     } catch {
-      // a limits correction that fails must not stop billing
+      // ignored, as above
     }
   }
   const entry = logEntryOf(ctx, status, decision);
-  if (decision) {
-    const settlement = settlementOf(ctx, decision);
-    const settled = options.writer.run(() => options.store.settle(settlement));
-    if (settled) await settled;
+  // Written after the settlement, so a log line always describes money that has moved.
+  const log = (): Promise<void> | undefined => options.writer.run(() => options.store.appendLog(entry));
+  if (!decision) return log();
+  const settlement = settlementOf(ctx, decision);
+  const notify = (): void => {
     if (options.onSettled) {
       setImmediate(() => {
         Promise.resolve().then(() => options.onSettled?.({ settlement, entry })).catch(() => undefined);
       });
     }
+  };
+  const settled = options.writer.run(() => options.store.settle(settlement));
+  if (!settled) {
+    notify();
+    return log();
   }
-  // Written after the settlement, so a log line always describes money that has moved.
-  const logged = options.writer.run(() => options.store.appendLog(entry));
-  if (logged) await logged;
+  return settled.then(() => {
+    notify();
+    return log();
+  });
+}
+
+/** conclude(), with anything it throws turned into a rejection (it runs inside a `close` listener). */
+function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved): Promise<void> | undefined {
+  try {
+    return conclude(ctx, res, options);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**
@@ -76,7 +98,7 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new TypeError('billingHook: option "onSettled" must be a function.');
   }
-  const resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
+  const resolved: Resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
   return function billingHookMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
     if (ctx.settledBy) {
@@ -84,7 +106,12 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
       return;
     }
     ctx.settledBy = resolved;
-    onResponseClose(ctx, () => resolved.writer.track(finalize(ctx, res, resolved)));
+    onResponseClose(ctx, () => {
+      // An upstream call still running (a stream draining, a client that left) is waited for.
+      const work = ctx.work;
+      const out = work ? work.then(() => conclude(ctx, res, resolved)) : concludeSafely(ctx, res, resolved);
+      if (out) resolved.writer.track(out);
+    });
     next();
   };
 }

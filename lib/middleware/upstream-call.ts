@@ -9,7 +9,7 @@ import type { ModelEntry } from '../types';
 /**
  * Runs one upstream call for a request: aborts it when the client goes away, routes a failure
  * before the response started to `next` (the error handler answers it), records a later one,
- * and exposes the call as `ctx.work` so billing settles only after it ended.
+ * and exposes the call as `ctx.work` while it runs, so billing settles only after it ended.
  */
 export function startCall(
   ctx: GatewayContext,
@@ -30,12 +30,15 @@ export function startCall(
     if (!finished && !ctx.answered) call.abort();
   });
   ctx.upstream = upstreamName;
+  // ctx.work is cleared when the call ends, so billing can settle at once instead of waiting on it.
   ctx.work = run(call).then(
     () => {
       finished = true;
+      ctx.work = undefined;
     },
     (err: unknown) => {
       finished = true;
+      ctx.work = undefined;
       if (!res.headersSent && !res.destroyed) {
         next(err);
         return;
