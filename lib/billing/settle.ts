@@ -2,7 +2,11 @@
 import type { GatewayContext } from '../context';
 import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types';
 import type { Usage } from '../types';
+import type { UpstreamAttempt } from '../upstreams/types';
 import { chargeFor } from './pricing';
+
+/** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
+const NO_ATTEMPTS: readonly UpstreamAttempt[] = Object.freeze([]);
 
 /** The outcome of a request for billing. */
 export interface BillingDecision {
@@ -67,6 +71,6 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     upstream: ctx.upstream ?? null,
     detail: ctx.detail ?? null,
     user: ctx.user ?? null,
-    attempts: ctx.attempts,
+    attempts: ctx.attempts.length > 0 ? ctx.attempts : NO_ATTEMPTS,
   };
 }

@@ -73,7 +73,7 @@ export interface RequestLogEntry {
   /** The caller's own `user` tag or `metadata.user_id`, if any. */
   user: string | null;
   /** Every upstream attempt when failover() retried; empty otherwise. */
-  attempts: UpstreamAttempt[];
+  attempts: readonly UpstreamAttempt[];
 }
 
 /** Appends request-log entries. */
