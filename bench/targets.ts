@@ -1,14 +1,17 @@
-/** One server under test, in its own process so its CPU and memory are its own: bare proxy, Express + node-fetch, or the gateway. */
+/** One server under test, in its own process so its CPU and memory are its own: bare proxy, Express + node-fetch, the gateway, or part of it. */
 import express from 'express';
 import http from 'node:http';
 import nodeFetch from 'node-fetch';
 import { Pool } from 'pg';
-import { anthropicAdapter, cohereAdapter, createGatewayRouter, MemoryStore, openaiChatAdapter, PostgresStore } from '../lib';
+import {
+  anthropicAdapter, authenticate, billingHook, cohereAdapter, compatVersion, compose, createCatalog, createGatewayRouter, errorHandler, gracefulShutdown,
+  jsonBody, limits, MemoryStore, openaiChatAdapter, PostgresStore, proxyMessages, requestId, reserve, resolveModel, validate,
+} from '../lib';
 import type { GatewayStore, ModelEntry } from '../lib';
 
 const [mode, upstreamPort] = [process.argv[2], Number(process.argv[3])];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
-export const BENCH_KEY = 'sk-bench-key-0123456789abcdef';
+import { KEY as BENCH_KEY } from './measure';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
 /** (b) a bare Node http proxy: pipes request and response, nothing parsed. */
@@ -50,11 +53,40 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
   return http.createServer(app);
 }
 
+/**
+ * The Messages route composed by hand from the exported factories, with the first `level`
+ * groups of stages (their names: STAGE_GROUPS in bench/stages.ts), for `BENCH_STAGES=1`.
+ */
+function stagedGateway(level: number): http.Server {
+  const store = new MemoryStore();
+  store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
+  const models = createCatalog([{ id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: { input: 300, output: 1500 } }]);
+  const on = (group: number): boolean => level > group;
+  const handler = compose([
+    requestId({ endpoint: 'messages' }),
+    ...(on(3) ? [billingHook({ store })] : []),
+    ...(on(4) ? [gracefulShutdown()] : []),
+    jsonBody(),
+    authenticate({ store }),
+    ...(on(1) ? [compatVersion(), validate('messages')] : []),
+    resolveModel({ models, capability: 'llm' }),
+    ...(on(2) ? [limits({ defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } })] : []),
+    ...(on(3) ? [reserve({ store })] : []),
+    proxyMessages(),
+  ]);
+  const app = express();
+  if (on(4)) app.use(express.Router().post('/v1/messages', handler));
+  else app.post('/v1/messages', handler);
+  app.use(errorHandler());
+  return http.createServer(app);
+}
+
 async function main(): Promise<void> {
   let server: http.Server;
   if (mode === 'bare') server = bareProxy();
   else if (mode === 'express') server = expressFetch();
   else if (mode === 'gateway-memory') server = await gateway(new MemoryStore());
+  else if (mode === 'stages') server = stagedGateway(Number(process.argv[4]));
   else {
     const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', max: 20 });
     const store = new PostgresStore({ pool, schema: process.env.BENCH_SCHEMA ?? 'model_gateway_bench' });
