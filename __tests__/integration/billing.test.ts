@@ -154,3 +154,41 @@ describe('the settle hook', () => {
     hookMode = 'ok';
   });
 });
+
+describe("a host route's own work", () => {
+  it('is settled and logged on its confirmed usage even when the work it hands to billing fails', async () => {
+    const { anthropicAdapter, authenticate, billingHook, gatewayContext, jsonBody, MemoryStore, requestId, reserve, resolveModel } = await import('../../lib');
+    const express = (await import('express')).default;
+    const store = new MemoryStore();
+    const { key, id } = addCaller(store, { balance: BALANCE });
+    const models = [{ id: 'host-model', capability: 'llm' as const, upstream: anthropicAdapter({ baseURL: 'http://127.0.0.1:9' }), pricing: PRICE }];
+    const app = express();
+    app.post('/host', requestId({ endpoint: 'host' }), billingHook({ store }), jsonBody(), authenticate({ store }),
+      resolveModel({ models, capability: 'llm' }), reserve({ store }), (_req, res) => {
+        const ctx = gatewayContext(res);
+        ctx.upstream = 'host-upstream';
+        ctx.usage.report({ inputTokens: 7, outputTokens: 3 });
+        ctx.usage.complete();
+        res.json({ ok: true });
+        // Work that fails after the answer went out (a late cleanup, a second write): the money moved all the same.
+        ctx.work = Promise.reject(new Error('host work failed after answering'));
+        ctx.work.catch(() => undefined);
+      });
+    const server = await new Promise<http.Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/host`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ model: 'host-model', max_tokens: 10, messages: [] }),
+      });
+      expect(res.status).toBe(200);
+      const requestIdHeader = res.headers.get('request-id') as string;
+      const entry = await logEntry(store, requestIdHeader);
+      expect(entry).toMatchObject({ status: 200, charge: 7 + 2 * 3, billingStatus: 'billed', upstream: 'host-upstream' });
+      expect(store.getSettlement(requestIdHeader)?.charge).toBe(13);
+      expect(store.getAccount(id)).toEqual({ balance: BALANCE - 13, held: 0, ledger: BALANCE - 13 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

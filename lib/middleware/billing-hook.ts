@@ -107,9 +107,11 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
     }
     ctx.settledBy = resolved;
     onResponseClose(ctx, () => {
-      // An upstream call still running (a stream draining, a client that left) is waited for.
+      // An upstream call still running (a stream draining, a client that left) is waited for;
+      // the request is settled however that work ends.
       const work = ctx.work;
-      const out = work ? work.then(() => conclude(ctx, res, resolved)) : concludeSafely(ctx, res, resolved);
+      const settle = (): Promise<void> | undefined => conclude(ctx, res, resolved);
+      const out = work ? work.then(settle, settle) : concludeSafely(ctx, res, resolved);
       if (out) resolved.writer.track(out);
     });
     next();
