@@ -70,3 +70,15 @@ it('keeps the last maxRecords ledger rows, and every balance still equals its le
   }
   expect(store.getBalance('a') + store.getBalance('b')).toBe(1500 - 300); // 100 charges of 1 and 100 of 2
 });
+
+it('a request id reserved twice holds once, and its release gives it all back', () => {
+  const store = new MemoryStore();
+  store.addKey('sk-twice', { id: 'twice', balance: 1000 });
+  const expiresAt = Date.now() + 60_000;
+  expect(store.reserve({ callerId: 'twice', requestId: 'same', amount: 300, expiresAt })).toEqual({ ok: true });
+  expect(store.reserve({ callerId: 'twice', requestId: 'same', amount: 400, expiresAt })).toEqual({ ok: true });
+  expect(store.available('twice')).toBe(600);
+  store.release('same');
+  expect(store.available('twice')).toBe(1000);
+  expect(store.getAccount('twice')).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+});

@@ -88,6 +88,8 @@ export class MemoryStore implements GatewayStore {
   }
 
   reserve(request: ReserveRequest): ReserveResult {
+    // A request id reserved again replaces its hold, so the running sum counts it once.
+    if (this.holds.has(request.requestId)) this.release(request.requestId);
     const available = this.available(request.callerId);
     if (request.amount > available) return { ok: false, available };
     this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt });
