@@ -1,6 +1,7 @@
 /** Latency at concurrency 1 and resident memory with many open streams, for `npm run bench`. */
 import http from 'node:http';
-import { HEADERS, stats, type Load, type Proc } from './measure';
+import { HEADERS } from './key';
+import { stats, type Load, type Proc } from './measure';
 
 /**
  * Median time (ms) of `n` sequential requests on one keep-alive connection, after `warm` more:

@@ -1,9 +1,7 @@
 /** Load measurement shared by the bench commands: servers in child processes, CPU per request, medians and ratios. */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
-
-export const KEY = 'sk-bench-key-0123456789abcdef';
-export const HEADERS = { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' };
+import { HEADERS } from './key';
 
 /** A server under test, in its own process. */
 export interface Proc { child: ChildProcess; port: number }

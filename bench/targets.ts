@@ -11,7 +11,7 @@ import type { GatewayStore, ModelEntry } from '../lib';
 
 const [mode, upstreamPort] = [process.argv[2], Number(process.argv[3])];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
-import { KEY as BENCH_KEY } from './measure';
+import { KEY as BENCH_KEY } from './key';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
 /** (b) a bare Node http proxy: pipes request and response, nothing parsed. */
