@@ -17,7 +17,6 @@ export class UsageTracker implements UsageRecorder {
   private cacheReadInputTokens: number | undefined = undefined;
   private cacheCreationInputTokens: number | undefined = undefined;
   private searchUnits: number | undefined = undefined;
-  private reported = false;
   private completed = false;
 
   /** Records cumulative figures; later figures replace earlier ones field by field. */
@@ -27,8 +26,6 @@ export class UsageTracker implements UsageRecorder {
     this.cacheReadInputTokens = figure(figures.cacheReadInputTokens, this.cacheReadInputTokens);
     this.cacheCreationInputTokens = figure(figures.cacheCreationInputTokens, this.cacheCreationInputTokens);
     this.searchUnits = figure(figures.searchUnits, this.searchUnits);
-    this.reported ||= this.inputTokens !== undefined || this.outputTokens !== undefined || this.cacheReadInputTokens !== undefined
-      || this.cacheCreationInputTokens !== undefined || this.searchUnits !== undefined;
   }
 
   /** Marks the figures as the upstream's final usage for the whole request. */
@@ -39,8 +36,10 @@ export class UsageTracker implements UsageRecorder {
   /** The usage so far, with its provenance. */
   snapshot(): Usage {
     const hasTokens = this.inputTokens !== undefined || this.outputTokens !== undefined;
+    // Reported: some figure was ever valid (a figure, once set, stays set).
+    const reported = hasTokens || this.cacheReadInputTokens !== undefined || this.cacheCreationInputTokens !== undefined || this.searchUnits !== undefined;
     let provenance: Usage['provenance'];
-    if (!this.reported) provenance = 'none';
+    if (!reported) provenance = 'none';
     else if (!this.completed) provenance = 'partial';
     else if (hasTokens) provenance = 'confirmed';
     else provenance = this.searchUnits !== undefined ? 'units_only' : 'none';
