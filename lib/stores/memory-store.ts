@@ -28,6 +28,9 @@ interface Hold {
   expiresAt: number;
 }
 
+/** What keep() returns when it drops nothing. */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** A caller's live holds and their running sum, so a reserve does not walk them. */
 interface CallerHolds {
   ids: Set<string>;
@@ -124,9 +127,7 @@ export class MemoryStore implements GatewayStore {
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
   private record(row: LedgerRow): void {
-    this.ledger.push(row);
-    if (this.ledger.length < this.maxRecords + Math.ceil(this.maxRecords / 8)) return;
-    for (const old of this.ledger.splice(0, this.ledger.length - this.maxRecords)) {
+    for (const old of this.keep(this.ledger, row)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
   }
@@ -134,10 +135,11 @@ export class MemoryStore implements GatewayStore {
   /**
    * Appends to a bounded list. The oldest records are dropped in blocks of maxRecords / 8: a
    * splice of one at the front of a full list moved every other record, on every request.
+   * Returns the records dropped (usually none).
    */
-  private keep<T>(list: T[], item: T): void {
+  private keep<T>(list: T[], item: T): readonly T[] {
     list.push(item);
-    if (list.length >= this.maxRecords + Math.ceil(this.maxRecords / 8)) list.splice(0, list.length - this.maxRecords);
+    return list.length >= this.maxRecords + Math.ceil(this.maxRecords / 8) ? list.splice(0, list.length - this.maxRecords) : NONE;
   }
 
   /**
