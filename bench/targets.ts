@@ -38,10 +38,14 @@ function expressFetch(): http.Server {
   return http.createServer(app);
 }
 
+/** Price of the LLM models and limits of the bench caller: the same for the whole gateway and for every stage level. */
+const PRICE = Object.freeze({ input: 300, output: 1500 });
+const LIMITS = Object.freeze({ defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } });
+
 /** (d, e) The gateway with the whole pipeline on: auth, validation, limits, reserve, settle, request log. */
 async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown }): Promise<http.Server> {
   await store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
-  const price = { input: 300, output: 1500 };
+  const price = PRICE;
   const models: ModelEntry[] = [
     { id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: price },
     { id: 'hold', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: price },
@@ -49,7 +53,7 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
     { id: 'rerank', capability: 'rerank', upstream: cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
   ];
   const app = express();
-  app.use(createGatewayRouter({ store, models, limits: { defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } } }));
+  app.use(createGatewayRouter({ store, models, limits: LIMITS }));
   return http.createServer(app);
 }
 
@@ -60,7 +64,7 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
 function stagedGateway(level: number): http.Server {
   const store = new MemoryStore();
   store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
-  const models = createCatalog([{ id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: { input: 300, output: 1500 } }]);
+  const models = createCatalog([{ id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: PRICE }]);
   const on = (group: number): boolean => level > group;
   const handler = compose([
     requestId({ endpoint: 'messages' }),
@@ -70,7 +74,7 @@ function stagedGateway(level: number): http.Server {
     authenticate({ store }),
     ...(on(1) ? [compatVersion(), validate('messages')] : []),
     resolveModel({ models, capability: 'llm' }),
-    ...(on(2) ? [limits({ defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } })] : []),
+    ...(on(2) ? [limits(LIMITS)] : []),
     ...(on(3) ? [reserve({ store })] : []),
     proxyMessages(),
   ]);
