@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { sleep, type FakeServer } from '../helpers/fake-server';
 import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
+import { dropPrefix, redisClient } from '../helpers/services';
 
 let upstream: FakeServer;
 let gw: RunningGateway;
@@ -19,10 +20,10 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function call(key: string, model = 'claude-json', maxTokens = 64): Promise<{ status: number; retryAfter: string | null; requestId: string; body: string }> {
-  const res = await postMessages(gw.url, key, model, { maxTokens, stream: model === 'claude-slow' });
+async function call(key: string, model = 'claude-json', maxTokens = 64, on = gw): Promise<{ status: number; retryAfter: string | null; requestId: string; body: string }> {
+  const res = await postMessages(on.url, key, model, { maxTokens, stream: model === 'claude-slow' });
   const out = { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('request-id') as string, body: await res.text() };
-  await logEntry(gw.store, out.requestId); // settled, so corrections are applied
+  await logEntry(on.store, out.requestId); // settled, so corrections are applied
   return out;
 }
 
@@ -83,5 +84,40 @@ it('defaults apply to every caller and a caller can override them', async () => 
     expect([await hit(b.key), await hit(b.key), await hit(b.key)]).toEqual([200, 200, 429]);
   } finally {
     await shared.close();
+  }
+});
+
+/** One slow request holds the only slot; refused requests meanwhile must not keep slots of their own. */
+async function refusedHoldNoSlot(on: RunningGateway): Promise<void> {
+  const { key } = addCaller(on.store, { limits: { concurrency: 1 } });
+  const slow = call(key, 'claude-slow', 64, on);
+  await sleep(60);
+  for (let i = 0; i < 3; i++) expect((await call(key, 'claude-json', 64, on)).status).toBe(429);
+  expect((await slow).status).toBe(200);
+  expect([(await call(key, 'claude-json', 64, on)).status, (await call(key, 'claude-json', 64, on)).status]).toEqual([200, 200]);
+}
+
+it('concurrency: refused requests take no slot, so the caller gets its slot back when the request in flight ends', async () => {
+  await refusedHoldNoSlot(gw);
+});
+
+it('Redis counters: refused requests take no slot there either, and a Redis that is down refuses with 500 api_error', async () => {
+  const redis = await redisClient();
+  const keyPrefix = `test-${randomBytes(4).toString('hex')}`;
+  const shared = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']), limits: { redis, keyPrefix, windowSec: 5 } });
+  const down = await redisClient();
+  down.disconnect();
+  const broken = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']), limits: { redis: down, keyPrefix, defaults: { rpm: 5 } } });
+  try {
+    await refusedHoldNoSlot(shared);
+    const { key } = addCaller(broken.store);
+    const res = await call(key, 'claude-json', 64, broken);
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body).error).toEqual({ type: 'api_error', message: 'Rate limiting is unavailable; retry later.' });
+    expect(await logEntry(broken.store, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error', detail: expect.stringMatching(/^limits backend: /) });
+  } finally {
+    await Promise.all([shared.close(), broken.close()]);
+    await dropPrefix(redis, keyPrefix);
+    redis.disconnect();
   }
 });

@@ -1,5 +1,7 @@
-/** Rate limiters (rate-limiter-flexible) per kind and size, in memory or in Redis. */
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+/** The counters of each limit kind and size: in this process, or in Redis (rate-limiter-flexible). */
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { LibraryCounter, type Counter } from './counter';
+import { SlotCounter, WindowCounter } from './memory-counters';
 
 /** The three limits a caller has. */
 export type LimitKind = 'rpm' | 'tpm' | 'concurrency';
@@ -15,11 +17,11 @@ export interface LimiterBackendOptions {
   keyPrefix?: string;
   /** Length of the rpm and tpm window, in seconds. Default: 60. */
   windowSec?: number;
-  /** Seconds a concurrency slot lives if its request never finishes (a crashed instance). Default: 900. */
+  /** Redis only: seconds a concurrency slot lives if its request never finishes (a crashed instance). Default: 900. */
   concurrencyTtlSec?: number;
 }
 
-type Pool = Map<string, RateLimiterAbstract>;
+type Pool = Map<string, Counter>;
 const memoryPools = new Map<string, Pool>();
 const redisPools = new WeakMap<object, Map<string, Pool>>();
 
@@ -32,11 +34,11 @@ function poolFor(redis: unknown, prefix: string): Pool {
 }
 
 /**
- * Returns the limiter for a kind and a number of points, created once per backend and prefix.
- * rpm and tpm use a `windowSec` window; concurrency a long window whose points are given back
- * when a request ends.
+ * Returns the counter for a kind and a limit, created once per backend and prefix. rpm and tpm
+ * count in `windowSec` windows; concurrency counts requests in flight, whose slots are given
+ * back when they end (in Redis they also expire after `concurrencyTtlSec`, for a crashed instance).
  */
-export function limiterPool(options: LimiterBackendOptions): (kind: LimitKind, points: number) => RateLimiterAbstract {
+export function limiterPool(options: LimiterBackendOptions): (kind: LimitKind, points: number) => Counter {
   const prefix = options.keyPrefix ?? 'mgw';
   const ttl = options.concurrencyTtlSec ?? 900;
   const window = options.windowSec ?? 60;
@@ -47,14 +49,16 @@ export function limiterPool(options: LimiterBackendOptions): (kind: LimitKind, p
   return (kind, points) => {
     const duration = kind === 'concurrency' ? ttl : window;
     const key = `${kind}:${points}:${duration}`;
-    let limiter = pool.get(key);
-    if (!limiter) {
-      const settings = { keyPrefix: `${prefix}:${key}`, points, duration };
-      limiter = options.redis
-        ? new RateLimiterRedis({ ...settings, storeClient: options.redis, rejectIfRedisNotReady: true })
-        : new RateLimiterMemory(settings);
-      pool.set(key, limiter);
+    let counter = pool.get(key);
+    if (!counter) {
+      if (options.redis) {
+        const settings = { keyPrefix: `${prefix}:${key}`, points, duration, storeClient: options.redis, rejectIfRedisNotReady: true };
+        counter = new LibraryCounter(new RateLimiterRedis(settings));
+      } else {
+        counter = kind === 'concurrency' ? new SlotCounter(points) : new WindowCounter(points, duration * 1000);
+      }
+      pool.set(key, counter);
     }
-    return limiter;
+    return counter;
   };
 }

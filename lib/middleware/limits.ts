@@ -1,9 +1,9 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
 import type { RequestHandler } from 'express';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
+import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Caller, LimitSettings } from '../types';
 
@@ -15,97 +15,141 @@ export interface LimitsOptions extends LimiterBackendOptions {
   estimator?: Estimator;
 }
 
-const refused = (kind: LimitKind, seconds: number): GatewayError =>
-  new GatewayError('rate_limit_error', `Rate limit exceeded (${kind}); retry after ${seconds} s.`, { retryAfter: seconds });
+const refused = (kind: LimitKind, retryMs: number): GatewayError => {
+  // A concurrency slot frees when a request ends, not when a window does: retry soon.
+  const seconds = kind === 'concurrency' ? 1 : Math.max(1, Math.ceil(retryMs / 1000));
+  return new GatewayError('rate_limit_error', `Rate limit exceeded (${kind}); retry after ${seconds} s.`, { retryAfter: seconds });
+};
 
-const retrySeconds = (res: RateLimiterRes): number => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+const unavailable = (err: unknown): GatewayError =>
+  new GatewayError('api_error', 'Rate limiting is unavailable; retry later.', { detail: `limits backend: ${String(err)}` });
 
-/** A caller's limiters, resolved from its limits and the defaults. */
+/** One limit of a caller: its kind and counter, in the order they are taken (rpm, concurrency, tpm). */
+interface Step {
+  readonly kind: LimitKind;
+  readonly counter: Counter;
+}
+
+/** A caller's limits, resolved from its own and the defaults. */
 interface Plan {
-  rpm: RateLimiterAbstract | undefined;
-  concurrency: RateLimiterAbstract | undefined;
-  tpm: RateLimiterAbstract | undefined;
-  tpmLimit: number;
+  readonly steps: readonly Step[];
+  readonly tpmLimit: number;
+  /** Whether something is given back when a request ends (a concurrency or tpm limit). */
+  readonly corrected: boolean;
 }
 
 /** Callers whose plans are remembered (by caller object, the last one seen per id); then it starts afresh. */
 const PLAN_CACHE_SIZE = 10_000;
 
+/** What one step gives back once its request is over: the slot, or the tpm estimate corrected to the confirmed usage. */
+function correction(ctx: GatewayContext, step: Step, id: string, tokens: number): unknown {
+  if (step.kind === 'concurrency') return step.counter.give(id, 1);
+  if (step.kind !== 'tpm') return undefined;
+  const usage = ctx.usage.snapshot();
+  if (usage.provenance !== 'confirmed' && usage.provenance !== 'partial') return undefined;
+  const actual = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+  return actual < tokens ? step.counter.give(id, tokens - actual) : actual > tokens ? step.counter.add(id, actual - tokens) : undefined;
+}
+
+/** The corrections of every step: a promise only while a counter (Redis) is still answering. */
+function corrections(ctx: GatewayContext, steps: readonly Step[], id: string, tokens: number): Promise<unknown> | undefined {
+  let pending: Array<Promise<unknown>> | undefined;
+  for (const step of steps) {
+    const out = correction(ctx, step, id, tokens);
+    if (out instanceof Promise) (pending ??= []).push(out);
+  }
+  return pending && Promise.all(pending);
+}
+
 /**
  * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
- * slots back and correct tpm; without it a slot is held until `concurrencyTtlSec`). Counts tokens at admission from the estimate and corrects
- * the count when the request settles (with the confirmed usage). Exceeded: 429
- * `rate_limit_error` with `retry-after`. A counter backend that fails refuses the request
- * (fails closed) with 500 `api_error`.
+ * slots back and correct tpm; without it a slot is never given back). Counts tokens at admission
+ * from the estimate and corrects the count when the request settles (with the confirmed usage).
+ * Exceeded: 429 `rate_limit_error` with `retry-after`; refused requests count against nothing.
+ * A counter backend that fails refuses the request (fails closed) with 500 `api_error`. In-process
+ * counters answer at once, so admission takes no promise; Redis counters are awaited.
  */
 export function limits(options: LimitsOptions = {}): RequestHandler {
   const defaults = Object.freeze({ ...options.defaults });
   for (const [key, value] of Object.entries(defaults)) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
   }
-  const limiter = limiterPool(options);
+  const counter = limiterPool(options);
   const estimator = options.estimator ?? defaultEstimator;
   // Callers come back as the same object from the stores (MemoryStore, PostgresStore's key
-  // cache): their limiters are looked up once, not rebuilt from their limits on every request.
+  // cache): their counters are looked up once, not rebuilt from their limits on every request.
   const plans = new Map<string, { caller: Caller; plan: Plan }>();
   const planFor = (caller: Caller): Plan => {
     const known = plans.get(caller.id);
     if (known?.caller === caller) return known.plan;
-    const merged = { ...defaults, ...caller.limits };
-    const plan: Plan = {
-      rpm: merged.rpm ? limiter('rpm', merged.rpm) : undefined,
-      concurrency: merged.concurrency ? limiter('concurrency', merged.concurrency) : undefined,
-      tpm: merged.tpm ? limiter('tpm', merged.tpm) : undefined,
-      tpmLimit: merged.tpm ?? 0,
-    };
+    const merged: LimitSettings = { ...defaults, ...caller.limits };
+    const steps = (['rpm', 'concurrency', 'tpm'] as const).filter((kind) => merged[kind]).map((kind) => Object.freeze({ kind, counter: counter(kind, merged[kind] as number) }));
+    const plan: Plan = Object.freeze({ steps, tpmLimit: merged.tpm ?? 0, corrected: steps.some((step) => step.kind !== 'rpm') });
     if (plans.size >= PLAN_CACHE_SIZE) plans.clear();
     plans.set(caller.id, { caller, plan });
     return plan;
   };
 
-  async function admit(ctx: GatewayContext, body: unknown): Promise<void> {
-    const id = (ctx.caller as Caller).id;
-    const plan = planFor(ctx.caller as Caller);
-    const held: Array<() => unknown> = [];
-    let stage: LimitKind = 'rpm';
-    try {
-      if (plan.rpm) await plan.rpm.consume(id, 1);
-      stage = 'concurrency';
-      const slots = plan.concurrency;
-      if (slots) {
-        await slots.consume(id, 1);
-        held.push(() => slots.reward(id, 1));
-      }
-      stage = 'tpm';
-      const tpm = plan.tpm;
-      if (tpm) {
-        const estimate = (ctx.estimate ??= estimator(body));
-        const tokens = estimate.inputTokens + estimate.outputTokens;
-        if (tokens > plan.tpmLimit) throw new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${plan.tpmLimit} tokens per minute.`);
-        await tpm.consume(id, tokens);
-        ctx.finalizers.push(() => {
-          const usage = ctx.usage.snapshot();
-          if (usage.provenance !== 'confirmed' && usage.provenance !== 'partial') return undefined;
-          const actual = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
-          return actual < tokens ? tpm.reward(id, tokens - actual) : actual > tokens ? tpm.penalty(id, actual - tokens) : undefined;
-        });
-      }
-      ctx.finalizers.push(...held);
-    } catch (err) {
-      await Promise.all(held.map((undo) => undo()));
-      if (err instanceof GatewayError) throw err;
-      // A concurrency slot frees when a request ends, not when the window does: retry soon.
-      if (err instanceof RateLimiterRes) throw refused(stage, stage === 'concurrency' ? 1 : retrySeconds(err));
-      throw new GatewayError('api_error', 'Rate limiting is unavailable; retry later.', { detail: `limits backend: ${String(err)}` });
-    }
-  }
-
   return function limitsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
-    if (!ctx.caller) {
+    const caller = ctx.caller;
+    if (!caller) {
       next(new Error('model-gateway: limits() needs authenticate() before it.'));
       return;
     }
-    admit(ctx, req.body).then(() => next(), next);
+    const { steps, tpmLimit, corrected } = planFor(caller);
+    const id = caller.id;
+    let tokens = 0;
+    if (tpmLimit > 0) {
+      const estimate = (ctx.estimate ??= estimator(req.body));
+      tokens = estimate.inputTokens + estimate.outputTokens;
+      if (tokens > tpmLimit) {
+        next(new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${tpmLimit} tokens per minute.`));
+        return;
+      }
+    }
+    let taken = 0;
+    // Gives back what the earlier steps took (a later one refused or failed); its outcome is not awaited.
+    const undo = (): void => {
+      for (let i = 0; i < taken; i++) {
+        const step = steps[i] as Step;
+        if (step.kind === 'rpm') continue; // a request that was refused still arrived
+        Promise.resolve(step.counter.give(id, step.kind === 'tpm' ? tokens : 1)).catch(() => undefined);
+      }
+    };
+    const fail = (err: unknown): void => {
+      undo();
+      next(unavailable(err));
+    };
+    // Runs the steps from `from`, at once while the counters answer at once.
+    const run = (from: number): void => {
+      for (let i = from; i < steps.length; i++) {
+        const step = steps[i] as Step;
+        let out: Taken | Promise<Taken>;
+        try {
+          out = step.counter.take(id, step.kind === 'tpm' ? tokens : 1);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (out instanceof Promise) {
+          out.then((answer) => (settled(step, answer) ? run(i + 1) : undefined), fail);
+          return;
+        }
+        if (!settled(step, out)) return;
+      }
+      if (corrected) ctx.finalizers.push(() => corrections(ctx, steps, id, tokens));
+      next();
+    };
+    const settled = (step: Step, answer: Taken): boolean => {
+      if (answer.ok) {
+        taken++;
+        return true;
+      }
+      undo();
+      next(refused(step.kind, answer.retryMs));
+      return false;
+    };
+    run(0);
   };
 }
