@@ -38,6 +38,8 @@ export interface GatewayContext {
   answered?: boolean;
   /** The billingHook() that settles this request (the first one met); later ones stand aside. */
   settledBy?: object;
+  /** The last gracefulShutdown() gate that counted this request, so meeting it again counts nothing. */
+  gatedBy?: object;
   /** Work (a proxy call) that must end before the request is settled. */
   work?: Promise<void>;
   /** Run once the request is over, before it is settled (limits corrections). */
@@ -65,7 +67,7 @@ export function createContext(requestId: string, endpoint: string): GatewayConte
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
-    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, work: undefined,
+    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, work: undefined,
     finalizers: [], closeHooks: [],
   };
 }
