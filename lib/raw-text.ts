@@ -35,3 +35,21 @@ export function renamedModel(text: string, from: string, to: string): string | u
   if (!text.startsWith(member, at)) return undefined;
   return `${text.slice(0, at)}"model":${JSON.stringify(to)}${text.slice(at + member.length)}`;
 }
+
+/** Symbol-keyed like RAW: the upstream bytes a batch of stream events was read from. */
+const RAW_CHUNK = Symbol('model-gateway.rawChunk');
+type WithRawChunk = { [RAW_CHUNK]?: Uint8Array | string };
+
+/**
+ * Marks `batch` (stream events, or the SSE messages they come from) as exactly the frames of
+ * the upstream's `chunk`, complete and with nothing else in it: it may be sent as those bytes.
+ */
+export function withRawChunk<T extends object>(batch: T, chunk: Uint8Array | string): T {
+  (batch as WithRawChunk)[RAW_CHUNK] = chunk;
+  return batch;
+}
+
+/** The upstream chunk a batch may be sent as, if it was marked so. */
+export function rawChunk(batch: object): Uint8Array | string | undefined {
+  return (batch as WithRawChunk)[RAW_CHUNK];
+}

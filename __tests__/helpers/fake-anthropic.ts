@@ -27,7 +27,7 @@ function finish(res: http.ServerResponse, lingerMs = 0): void {
   else res.end();
 }
 
-/** Behaviours: `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
+/** Behaviours: `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
  * `*-linger` (ends its body 250 ms after message_stop). */
 export function startAnthropicFake(): Promise<FakeServer> {
@@ -77,6 +77,23 @@ export function startAnthropicFake(): Promise<FakeServer> {
     if (model.endsWith('-bad-sse')) {
       res.write(`event: content_block_delta\ndata: {broken ${SECRET_MARKER}\n\n`);
       return void res.end();
+    }
+    if (model.endsWith('-noisy')) {
+      // Events with what a client must not get from the gateway: a comment, an id and a retry field, each in a chunk of its own.
+      const [a, b, c] = DELTAS.map((text) => `data: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`);
+      for (const chunk of [`: keep-alive ${SECRET_MARKER}\n\nevent: content_block_delta\n${a}`, `id: 7\nevent: content_block_delta\n${b}`, `retry: 900\n\nevent: content_block_delta\n${c}`]) {
+        res.write(chunk);
+        await sleep(10);
+      }
+      return finish(res);
+    }
+    if (model.endsWith('-tail')) {
+      delta(res, DELTAS[0] as string);
+      await sleep(10);
+      // A read with an event line that is not its data's type, then one with an event after message_stop.
+      res.write(`event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\nevent: delta\ndata: ${JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } })}\n\n`);
+      await sleep(10);
+      return void res.end('event: message_stop\ndata: {"type":"message_stop"}\n\nevent: ping\ndata: {"type":"ping"}\n\n');
     }
     if (model.endsWith('-drip')) {
       // Each remaining frame goes out a few bytes at a time, 30 ms apart.

@@ -14,7 +14,7 @@ let gw: RunningGateway;
 let key: string;
 
 const NAMES = [
-  'claude-stream', 'claude-slow', 'claude-flood', 'claude-linger', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
+  'claude-stream', 'claude-noisy', 'claude-tail', 'claude-drip', 'claude-slow', 'claude-flood', 'claude-linger', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
   'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-status-401', 'claude-status-403', 'claude-status-400', 'claude-status-404',
   'gpt-stream', 'gpt-json', 'gpt-slow', 'gpt-error-unwrapped', 'gpt-reset', 'gpt-length', 'gpt-status-503',
 ];
@@ -84,6 +84,22 @@ describe('SSE output', () => {
     ];
     for (const f of upstreamFrames) expect(res.text).toContain(f);
     expect(frames(res.text)[0]!.data.message).toMatchObject({ model: 'claude-stream', usage: { input_tokens: 25, output_tokens: 1 } });
+  });
+
+  it('sends a client only whole events: no upstream comment, id or retry field, events split across reads joined, each named by its type, none after message_stop', async () => {
+    const canonical = (res: request.Response): string => frames(res.text).map((f) => `event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`).join('');
+    const stream = await post(body('claude-stream', { stream: true })); // every upstream read holds whole events: sent as read
+    expect(stream.text).toBe(canonical(stream));
+    const noisy = await post(body('claude-noisy', { stream: true }));
+    expect(noisy.text).not.toMatch(/keep-alive|^id:|^retry:|SECRET/m);
+    expect(noisy.text).toBe(canonical(noisy));
+    expect(frames(noisy.text).map((f) => f.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    const tail = await post(body('claude-tail', { stream: true }));
+    expect(tail.text).toBe(canonical(tail));
+    expect(frames(tail.text).map((f) => f.event).slice(-4)).toEqual(['content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    const drip = await post(body('claude-drip', { stream: true }));
+    expect(drip.text).toBe(canonical(drip));
+    expect(frames(drip.text).filter((f) => f.event === 'content_block_delta')).toHaveLength(5);
   });
 
   it('ends the client stream with message_stop, while the upstream body is drained (not reset) and then settled', async () => {

@@ -37,6 +37,20 @@ function publicStart(event: StreamEvent, model: string): StreamEvent {
   return text === undefined ? renamed : withRaw(renamed, text);
 }
 
+/** The batch with the public model name in its `message_start`: the batch itself (and so its raw chunk) when nothing changes. */
+function publicBatch(items: readonly StreamEvent[], model: string): readonly StreamEvent[] {
+  for (let i = 0; i < items.length; i++) {
+    const event = items[i] as StreamEvent;
+    if (event.type !== 'message_start') continue;
+    const renamed = publicStart(event, model);
+    if (renamed === event) continue;
+    const copy = items.slice();
+    copy[i] = renamed;
+    return copy;
+  }
+  return items;
+}
+
 async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
   const events = adapter.stream(request, call)[Symbol.asyncIterator]();
   // The first event is awaited before the 200 goes out, so an upstream that fails before
@@ -50,8 +64,7 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
     while (!next.done) {
       if (!writer.completed) {
         const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-        const out = items.map((event) => (event.type === 'message_start' ? publicStart(event, publicModel) : event));
-        const pending = writer.send(out);
+        const pending = writer.send(publicBatch(items, publicModel));
         ctx.answered = writer.completed;
         if (pending) await pending;
         // A client that left stops the upstream; after message_stop the rest is drained, not aborted.

@@ -1,7 +1,7 @@
 /** Writes Anthropic-format SSE frames to the client: headers with the first events, backpressure honoured. */
 import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
-import { rawText, withRaw } from '../raw-text';
+import { rawChunk, rawText, withRaw } from '../raw-text';
 import type { StreamEvent } from '../types';
 
 /** An event known only by its type, sent as the upstream's unparsed `data` text. */
@@ -44,7 +44,8 @@ export class SseWriter {
    * Writes the frames of `events` as one chunk (the events of one upstream read), at once: no
    * batching delay. Resolves when the socket buffer is below its high-water mark again (or the
    * client is gone), which is how a slow client slows the upstream read. A batch ending with
-   * `message_stop` ends the response in the same write.
+   * `message_stop` ends the response in the same write. A batch marked with its upstream chunk
+   * (see readSseBatches) is written as that chunk: the same events, without building them again.
    */
   send(events: readonly StreamEvent[]): Promise<void> | undefined {
     if (this.closed) return undefined;
@@ -52,8 +53,11 @@ export class SseWriter {
       if (!this.res.headersSent) this.res.flushHeaders();
       return undefined;
     }
-    let text = '';
-    for (const event of events) text += frame(event);
+    let text = rawChunk(events);
+    if (text === undefined) {
+      text = '';
+      for (const event of events) text += frame(event);
+    }
     if (events[events.length - 1]?.type === 'message_stop') {
       this.completed = true;
       this.res.end(text);

@@ -1,7 +1,7 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
-import { withRaw } from '../raw-text';
+import { rawChunk, withRaw, withRawChunk } from '../raw-text';
 import { rawEvent } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
 import { parseJson, postJson, readText, resolveHttp } from './http';
@@ -49,8 +49,13 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       // connection goes back to the pool instead of being torn down.
       if (stopped) continue;
       const events: StreamEvent[] = [];
+      // Whether every event leaves as its own frame, unchanged: then the chunk may go out as it came.
+      let unchanged = true;
       for (const message of batch) {
-        if (stopped) break;
+        if (stopped) {
+          unchanged = false;
+          break;
+        }
         const forwarded = forwardedType(message);
         if (forwarded !== undefined) {
           events.push(rawEvent(forwarded, message.data));
@@ -73,9 +78,11 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
           stopped = true;
           ctx.usage.complete();
         }
+        if (message.event !== event.type) unchanged = false;
         events.push(withRaw(event, message.data));
       }
-      if (events.length > 0) yield events;
+      const chunk = rawChunk(batch);
+      if (events.length > 0) yield unchanged && chunk !== undefined ? withRawChunk(events, chunk) : events;
     }
     if (stopped) return;
     throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
