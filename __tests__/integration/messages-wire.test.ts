@@ -102,6 +102,18 @@ describe('SSE output', () => {
     expect(frames(drip.text).filter((f) => f.event === 'content_block_delta')).toHaveLength(5);
   });
 
+  it('answers a stream with the connection the client asked for: close when it sent Connection: close', async () => {
+    const connection = await new Promise<string | undefined>((resolve, reject) => {
+      const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', agent: false, headers: { connection: 'close', 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers.connection));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(body('claude-stream', { stream: true })));
+    });
+    expect(connection).toBe('close');
+  });
+
   it('ends the client stream with message_stop, while the upstream body is drained (not reset) and then settled', async () => {
     const abortedBefore = anthropic.aborted.length;
     const started = Date.now();

@@ -21,14 +21,14 @@ export class SseWriter {
   /**
    * Sets the 200 status and stream headers. They go out with the first `send()`, which follows
    * at once (the caller opens the writer only when it holds the first events): one socket
-   * write instead of two, and no delay.
+   * write instead of two, and no delay. `connection` is Node's to set: it answers keep-alive
+   * when the client asked for it, and close when it did not.
    */
   open(): void {
     const res = this.res;
     res.statusCode = 200;
     res.setHeader('content-type', 'text/event-stream; charset=utf-8');
     res.setHeader('cache-control', 'no-cache');
-    res.setHeader('connection', 'keep-alive');
     res.setHeader('x-accel-buffering', 'no');
   }
 
