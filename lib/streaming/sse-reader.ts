@@ -1,8 +1,7 @@
 /** Reads server-sent events from an upstream body with eventsource-parser (no hand-rolled parsing). */
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { withRawChunk } from '../raw-text';
-
-const STREAMING = Object.freeze({ stream: true });
 
 /**
  * Yields the SSE messages completed by each chunk of a byte stream, as one array per chunk
@@ -28,11 +27,13 @@ export async function* readSseBatches(chunks: AsyncIterable<Uint8Array | string>
     onRetry: unclean,
     onError: unclean,
   });
-  const decoder = new TextDecoder();
+  // Node's own streaming decoder (a character split across reads is joined): 2 to 4 times
+  // cheaper per byte than a streaming TextDecoder, measured on a 3 KB stream.
+  const decoder = new StringDecoder('utf8');
   // Whether the bytes read so far end at the end of an event (nothing carried into the next chunk).
   let atBoundary = true;
   for await (const chunk of chunks) {
-    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, STREAMING);
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     const fromBoundary = atBoundary;
     clean = true;
     parser.feed(text);
@@ -43,6 +44,6 @@ export async function* readSseBatches(chunks: AsyncIterable<Uint8Array | string>
       yield fromBoundary && atBoundary && clean ? withRawChunk(batch, chunk) : batch;
     }
   }
-  parser.feed(decoder.decode());
+  parser.feed(decoder.end());
   if (pending.length > 0) yield pending;
 }
