@@ -1,7 +1,7 @@
 /** requestId(): gives every request its own id, a `request-id` header and its typed context. */
-import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { createContext } from '../context';
+import { randomHex } from '../random-id';
 
 /** Options of requestId(). */
 export interface RequestIdOptions {
@@ -18,7 +18,7 @@ const defaultEndpoint = (req: Request): string => {
 
 /** Creates an id of the form `req_<32 hex>`; ids sent by clients are never trusted as the gateway's own. */
 export function newRequestId(): string {
-  return `req_${randomUUID().replace(/-/g, '')}`;
+  return `req_${randomHex()}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
-import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../errors';
+import { randomHex } from '../random-id';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
@@ -31,8 +31,8 @@ function parseChunk(data: string, event: string | undefined, name: string): Reco
   return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
 
-/** A fresh Anthropic-style message id (randomUUID draws on a cached pool: no entropy call per request). */
-const messageId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
+/** A fresh Anthropic-style message id. */
+const messageId = (): string => `msg_${randomHex()}`;
 
 /**
  * Creates a Messages adapter for an OpenAI-compatible upstream. The key is sent as
