@@ -14,6 +14,8 @@ describe('chargeFor', () => {
     expect(chargeFor(usage(1000, 2000), { input: 3000, output: 15000 })).toBe(33); // 3 + 30
     expect(chargeFor(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe(2); // 0.1+0.1+1.25 = 1.45 -> 2
     expect(chargeFor(usage(5, 5), undefined)).toBe(0);
+    // An estimate has no cache figures: they count as 0.
+    expect(chargeFor({ inputTokens: 1000, outputTokens: 2000 }, { input: 3000, output: 15000, cacheRead: 1 })).toBe(33);
   });
 
   it('keeps precision where floating point would not', () => {

@@ -1,10 +1,10 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
-import type { RequestHandler } from 'express';
+import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { chargeFor } from '../billing/pricing';
-import { gatewayContext } from '../context';
+import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { BalanceStore, ReserveResult } from '../stores/types';
+import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
 import { checkTimeout, withTimeout } from '../timeout';
 
 /** Options of reserve(). */
@@ -41,6 +41,25 @@ export function reserve(options: ReserveOptions): RequestHandler {
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
+  /** The hold is taken (or refused): carry on, or answer 402. */
+  const held = (ctx: GatewayContext, request: ReserveRequest, result: ReserveResult, next: NextFunction): void => {
+    if (!result.ok) {
+      next(new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${request.amount}; available ${result.available}.`));
+      return;
+    }
+    if (ctx.closed) {
+      // The client left while the hold was being taken, and the request was already settled: give it back.
+      Promise.resolve().then(() => store.release(request.requestId)).catch(() => undefined);
+      return;
+    }
+    ctx.hold = request.amount;
+    next();
+  };
+  /** The store failed: refuse (fail closed), or go on without a hold (fail open). */
+  const failed = (ctx: GatewayContext, err: unknown, next: NextFunction): void => {
+    ctx.detail = `balance store: ${String(err)}`;
+    next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
+  };
   return function reserveMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     if (!ctx.caller || !ctx.model) {
@@ -48,39 +67,22 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
-    const amount = chargeFor({ ...estimate, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, ctx.model.pricing);
+    const amount = chargeFor(estimate, ctx.model.pricing);
     if (amount === 0) {
       ctx.hold = 0;
       next();
       return;
     }
-    const request = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
-    const held = (result: ReserveResult): void => {
-      if (!result.ok) {
-        next(new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${amount}; available ${result.available}.`));
-        return;
-      }
-      if (ctx.closed) {
-        // The client left while the hold was being taken, and the request was already settled: give it back.
-        Promise.resolve().then(() => store.release(request.requestId)).catch(() => undefined);
-        return;
-      }
-      ctx.hold = amount;
-      next();
-    };
-    const failed = (err: unknown): void => {
-      ctx.detail = `balance store: ${String(err)}`;
-      next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
-    };
+    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
     let result: ReturnType<BalanceStore['reserve']>;
     try {
       result = store.reserve(request);
     } catch (err) {
-      failed(err);
+      failed(ctx, err, next);
       return;
     }
-    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer.
-    if (result instanceof Promise) withTimeout(result, timeoutMs, 'reserve').then(held, failed);
-    else held(result);
+    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer, no closure.
+    if (result instanceof Promise) withTimeout(result, timeoutMs, 'reserve').then((answer) => held(ctx, request, answer, next), (err: unknown) => failed(ctx, err, next));
+    else held(ctx, request, result, next);
   };
 }
