@@ -38,14 +38,16 @@ export interface GatewayContext {
   answered?: boolean;
   /** The billingHook() that settles this request (the first one met); later ones stand aside. */
   settledBy?: object;
-  /** The last gracefulShutdown() gate that counted this request, so meeting it again counts nothing. */
+  /** The gracefulShutdown() gate that counts this request (the first one met); later ones stand aside. */
   gatedBy?: object;
+  /** Where that gate keeps this request's response. */
+  gateSlot: number;
   /** Work (a proxy call) that must end before the request is settled. */
   work?: Promise<void>;
   /** Run once the request is over, before it is settled (limits corrections). */
   readonly finalizers: Array<(ctx: GatewayContext) => unknown>;
   /** Run in order when the response closes; see onResponseClose(). */
-  readonly closeHooks: Array<() => void>;
+  readonly closeHooks: Array<CloseHook>;
 }
 
 declare global {
@@ -67,17 +69,28 @@ export function createContext(requestId: string, endpoint: string): GatewayConte
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
-    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, work: undefined,
+    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, gateSlot: -1, work: undefined,
     finalizers: [], closeHooks: [],
   };
 }
+
+/** What runs when a response closes: given the request's context and response, so one function serves every request. */
+export type CloseHook = (ctx: GatewayContext, res: Response) => void;
 
 /**
  * Runs `hook` when the response closes (finished, failed or abandoned). Every stage shares the
  * one `close` listener requestId() sets, instead of adding and removing its own per request.
  */
-export function onResponseClose(ctx: GatewayContext, hook: () => void): void {
+export function onResponseClose(ctx: GatewayContext, hook: CloseHook): void {
   ctx.closeHooks.push(hook);
+}
+
+/** The `close` listener requestId() sets on every response (`this` is the response): marks the request closed and runs its hooks. */
+export function responseClosed(this: Response): void {
+  const ctx = this.locals.gateway;
+  if (!ctx) return;
+  ctx.closed = true;
+  for (const hook of ctx.closeHooks) hook(ctx, this);
 }
 
 /**

@@ -99,6 +99,13 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
     throw new TypeError('billingHook: option "onSettled" must be a function.');
   }
   const resolved: Resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
+  // One hook for every request. An upstream call still running (a stream draining, a client
+  // that left) is waited for; the request is settled however that work ends.
+  const settleOnClose = (ctx: GatewayContext, res: Response): void => {
+    const work = ctx.work;
+    const out = work ? work.then(() => conclude(ctx, res, resolved), () => conclude(ctx, res, resolved)) : concludeSafely(ctx, res, resolved);
+    if (out) resolved.writer.track(out);
+  };
   return function billingHookMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
     if (ctx.settledBy) {
@@ -106,14 +113,7 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
       return;
     }
     ctx.settledBy = resolved;
-    onResponseClose(ctx, () => {
-      // An upstream call still running (a stream draining, a client that left) is waited for;
-      // the request is settled however that work ends.
-      const work = ctx.work;
-      const settle = (): Promise<void> | undefined => conclude(ctx, res, resolved);
-      const out = work ? work.then(settle, settle) : concludeSafely(ctx, res, resolved);
-      if (out) resolved.writer.track(out);
-    });
+    onResponseClose(ctx, settleOnClose);
     next();
   };
 }

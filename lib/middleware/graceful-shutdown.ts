@@ -1,7 +1,7 @@
 /** gracefulShutdown(): tracks requests in flight so the router can stop accepting, drain and end them. */
 import { sendJson } from '../send-json';
 import type { RequestHandler, Response } from 'express';
-import { gatewayContext, onResponseClose } from '../context';
+import { gatewayContext, onResponseClose, type CloseHook } from '../context';
 import { GatewayError } from '../errors';
 import { frame } from '../streaming/sse-writer';
 
@@ -41,10 +41,15 @@ export function gracefulShutdown(): ShutdownGate {
   let open = 0;
   let closing = false;
   let idle: (() => void) | undefined;
+  const release: CloseHook = (ctx) => {
+    slots[ctx.gateSlot] = undefined;
+    free.push(ctx.gateSlot);
+    if (--open === 0) idle?.();
+  };
   const gate = function gracefulShutdownMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
-    if (ctx.gatedBy === gate) {
-      next(); // met twice on one request (a router and its route): counted once
+    if (ctx.gatedBy) {
+      next(); // another gate (or this one, met again) counts this request: once only
       return;
     }
     if (closing) {
@@ -52,14 +57,10 @@ export function gracefulShutdown(): ShutdownGate {
       return;
     }
     ctx.gatedBy = gate;
-    const slot = free.pop() ?? slots.length;
-    slots[slot] = res;
+    ctx.gateSlot = free.pop() ?? slots.length;
+    slots[ctx.gateSlot] = res;
     open++;
-    onResponseClose(ctx, () => {
-      slots[slot] = undefined;
-      free.push(slot);
-      if (--open === 0) idle?.();
-    });
+    onResponseClose(ctx, release);
     next();
   } as ShutdownGate;
   gate.drain = async (graceMs) => {

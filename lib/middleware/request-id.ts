@@ -1,6 +1,6 @@
 /** requestId(): gives every request its own id, a `request-id` header and its typed context. */
 import type { Request, RequestHandler } from 'express';
-import { createContext } from '../context';
+import { createContext, responseClosed } from '../context';
 import { randomHex } from '../random-id';
 
 /** Options of requestId(). */
@@ -34,10 +34,7 @@ export function requestId(options: RequestIdOptions = {}): RequestHandler {
       const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req));
       res.locals.gateway = ctx;
       res.setHeader(header, ctx.requestId);
-      res.on('close', () => {
-        ctx.closed = true;
-        for (const hook of ctx.closeHooks) hook();
-      });
+      res.on('close', responseClosed);
     }
     next();
   };
