@@ -1,5 +1,5 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
-import type { RequestHandler } from 'express';
+import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
@@ -90,6 +90,13 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     return plan;
   };
 
+  // One finalizer for every request: what a request took is found again from its context.
+  const correct = (ctx: GatewayContext): unknown => {
+    const caller = ctx.caller as Caller;
+    const { steps, tpmLimit } = planFor(caller);
+    return corrections(ctx, steps, caller.id, tpmLimit > 0 ? tokensOf(ctx) : 0);
+  };
+
   return function limitsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const caller = ctx.caller;
@@ -98,58 +105,69 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
       return;
     }
     const { steps, tpmLimit, corrected } = planFor(caller);
-    const id = caller.id;
     let tokens = 0;
     if (tpmLimit > 0) {
-      const estimate = (ctx.estimate ??= estimator(req.body));
-      tokens = estimate.inputTokens + estimate.outputTokens;
+      ctx.estimate ??= estimator(req.body);
+      tokens = tokensOf(ctx);
       if (tokens > tpmLimit) {
         next(new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${tpmLimit} tokens per minute.`));
         return;
       }
     }
-    let taken = 0;
-    // Gives back what the earlier steps took (a later one refused or failed); its outcome is not awaited.
-    const undo = (): void => {
-      for (let i = 0; i < taken; i++) {
-        const step = steps[i] as Step;
-        if (step.kind === 'rpm') continue; // a request that was refused still arrived
-        Promise.resolve(step.counter.give(id, step.kind === 'tpm' ? tokens : 1)).catch(() => undefined);
-      }
-    };
-    const fail = (err: unknown): void => {
-      undo();
-      next(unavailable(err));
-    };
-    // Runs the steps from `from`, at once while the counters answer at once.
-    const run = (from: number): void => {
-      for (let i = from; i < steps.length; i++) {
-        const step = steps[i] as Step;
-        let out: Taken | Promise<Taken>;
-        try {
-          out = step.counter.take(id, step.kind === 'tpm' ? tokens : 1);
-        } catch (err) {
-          fail(err);
-          return;
-        }
-        if (out instanceof Promise) {
-          out.then((answer) => (settled(step, answer) ? run(i + 1) : undefined), fail);
-          return;
-        }
-        if (!settled(step, out)) return;
-      }
-      if (corrected) ctx.finalizers.push(() => corrections(ctx, steps, id, tokens));
-      next();
-    };
-    const settled = (step: Step, answer: Taken): boolean => {
-      if (answer.ok) {
-        taken++;
-        return true;
-      }
-      undo();
-      next(refused(step.kind, answer.retryMs));
-      return false;
-    };
-    run(0);
+    take({ ctx, steps, id: caller.id, tokens, finalizer: corrected ? correct : undefined, next }, 0);
   };
+}
+
+/** Tokens counted for a request at admission: its estimate, input and output. */
+function tokensOf(ctx: GatewayContext): number {
+  const estimate = ctx.estimate;
+  return estimate ? estimate.inputTokens + estimate.outputTokens : 0;
+}
+
+/** One admission: the steps to take for a caller, and where it goes next. */
+interface Admission {
+  readonly ctx: GatewayContext;
+  readonly steps: readonly Step[];
+  readonly id: string;
+  readonly tokens: number;
+  /** Gives back what the request took once it is over (set when a step has something to give back). */
+  readonly finalizer: ((ctx: GatewayContext) => unknown) | undefined;
+  readonly next: NextFunction;
+}
+
+const pointsOf = (step: Step, tokens: number): number => (step.kind === 'tpm' ? tokens : 1);
+
+/** Takes the steps from `from` on, at once while the counters answer at once (no promise in memory). */
+function take(admission: Admission, from: number): void {
+  const { steps, id, tokens } = admission;
+  for (let i = from; i < steps.length; i++) {
+    const step = steps[i] as Step;
+    let out: Taken | Promise<Taken>;
+    try {
+      out = step.counter.take(id, pointsOf(step, tokens));
+    } catch (err) {
+      stop(admission, i, unavailable(err));
+      return;
+    }
+    if (out instanceof Promise) {
+      out.then((answer) => (answer.ok ? take(admission, i + 1) : stop(admission, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(admission, i, unavailable(err)));
+      return;
+    }
+    if (!out.ok) {
+      stop(admission, i, refused(step.kind, out.retryMs));
+      return;
+    }
+  }
+  if (admission.finalizer) admission.ctx.finalizers.push(admission.finalizer);
+  admission.next();
+}
+
+/** Step `at` refused or failed: what the earlier steps took is given back (not awaited), and the request gets `error`. */
+function stop(admission: Admission, at: number, error: GatewayError): void {
+  for (let i = 0; i < at; i++) {
+    const step = admission.steps[i] as Step;
+    if (step.kind === 'rpm') continue; // a request that was refused still arrived
+    Promise.resolve(step.counter.give(admission.id, pointsOf(step, admission.tokens))).catch(() => undefined);
+  }
+  admission.next(error);
 }
