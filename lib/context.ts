@@ -4,6 +4,7 @@ import type { TokenEstimate } from './billing/estimate';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
 import type { Caller, ModelEntry } from './types';
+import type { CallContext } from './upstreams/call-context';
 import type { UpstreamAttempt } from './upstreams/types';
 
 /** State of one request as it goes through the pipeline. */
@@ -44,6 +45,8 @@ export interface GatewayContext {
   gateSlot: number;
   /** Work (a proxy call) that must end before the request is settled. */
   work?: Promise<void>;
+  /** The proxy's upstream call, aborted if the response closes before it ended. */
+  upstreamCall?: CallContext;
   /** Run once the request is over, before it is settled (limits corrections). */
   readonly finalizers: Array<(ctx: GatewayContext) => unknown>;
   /** Run in order when the response closes; see onResponseClose(). */
@@ -69,7 +72,7 @@ export function createContext(requestId: string, endpoint: string): GatewayConte
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
-    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, gateSlot: -1, work: undefined,
+    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     finalizers: [], closeHooks: [],
   };
 }

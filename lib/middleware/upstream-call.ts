@@ -1,10 +1,19 @@
 /** Shared plumbing of the proxy middlewares: abort on client close, error routing, `ctx.work`. */
 import type { NextFunction, Response } from 'express';
-import { onResponseClose, type GatewayContext } from '../context';
+import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
 import { CallContext } from '../upstreams/call-context';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 import type { ModelEntry } from '../types';
+
+/**
+ * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
+ * stops now. A stream that reached the client whole (message_stop) lets its call drain.
+ */
+const abortUnfinished: CloseHook = (ctx) => {
+  const call = ctx.upstreamCall;
+  if (call && !call.ended && !ctx.answered) call.abort();
+};
 
 /**
  * Runs one upstream call for a request: aborts it when the client goes away, routes a failure
@@ -19,25 +28,18 @@ export function startCall(
   run: (call: UpstreamCallContext) => Promise<void>,
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
-  const call = new CallContext(ctx.requestId, ctx.usage, (attempt) => {
-    ctx.attempts.push(attempt);
-    ctx.upstream = attempt.upstream;
-  });
-  // Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
-  // stops now. A stream that reached the client whole (message_stop) lets its call drain.
-  let finished = false;
-  onResponseClose(ctx, () => {
-    if (!finished && !ctx.answered) call.abort();
-  });
+  const call = new CallContext(ctx.requestId, ctx.usage, ctx);
+  ctx.upstreamCall = call;
+  onResponseClose(ctx, abortUnfinished);
   ctx.upstream = upstreamName;
   // ctx.work is cleared when the call ends, so billing can settle at once instead of waiting on it.
   ctx.work = run(call).then(
     () => {
-      finished = true;
+      call.ended = true;
       ctx.work = undefined;
     },
     (err: unknown) => {
-      finished = true;
+      call.ended = true;
       ctx.work = undefined;
       if (!res.headersSent && !res.destroyed) {
         next(err);

@@ -1,6 +1,12 @@
 /** The context of one upstream call; its AbortSignal is created only when an adapter reads it. */
-import { LightSignal } from './fetch-signal';
+import { LightSignal, type AbortListener } from './fetch-signal';
 import type { UpstreamAttempt, UpstreamCallContext, UsageRecorder } from './types';
+
+/** Where a call's attempts go: the request's context (its log entry's `attempts` and `upstream`). */
+export interface AttemptLog {
+  readonly attempts: UpstreamAttempt[];
+  upstream?: string | undefined;
+}
 
 /**
  * What the proxies hand to an adapter. The built-in adapters learn of an abort through a plain
@@ -11,11 +17,20 @@ export class CallContext implements UpstreamCallContext {
   private controller: AbortController | undefined;
   private readonly listeners = new LightSignal();
 
+  /** Set by the proxy when the call is over (its promise settled): a late close no longer aborts it. */
+  ended = false;
+
   constructor(
     readonly requestId: string,
     readonly usage: UsageRecorder,
-    readonly recordAttempt: (attempt: UpstreamAttempt) => void,
+    private readonly log: AttemptLog,
   ) {}
+
+  /** Records one attempt at an upstream (failover()): it becomes the request's current upstream. */
+  recordAttempt(attempt: UpstreamAttempt): void {
+    this.log.attempts.push(attempt);
+    this.log.upstream = attempt.upstream;
+  }
 
   /** Aborted when the client goes away; pass it to the HTTP call. */
   get signal(): AbortSignal {
@@ -38,9 +53,14 @@ export class CallContext implements UpstreamCallContext {
     this.controller?.abort();
   }
 
-  /** Runs `listener` once on abort; returns the function that stops listening. */
-  onAbort(listener: () => void): () => void {
-    return this.listeners.onAbort(listener);
+  /** Runs `listener` once on abort. */
+  addAbortListener(listener: AbortListener): void {
+    this.listeners.addEventListener('abort', listener);
+  }
+
+  /** Stops `listener` from running on abort. */
+  removeAbortListener(listener: AbortListener): void {
+    this.listeners.removeEventListener('abort', listener);
   }
 }
 
@@ -49,10 +69,14 @@ export function callAborted(ctx: UpstreamCallContext): boolean {
   return ctx instanceof CallContext ? ctx.aborted : ctx.signal.aborted;
 }
 
-/** Runs `listener` once when the call aborts; returns the function that stops listening. */
-export function onCallAbort(ctx: UpstreamCallContext, listener: () => void): () => void {
-  if (ctx instanceof CallContext) return ctx.onAbort(listener);
-  const signal = ctx.signal;
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
+/** Runs `listener` once when the call aborts (a real AbortSignal takes function and handleEvent listeners alike). */
+export function onCallAbort(ctx: UpstreamCallContext, listener: AbortListener): void {
+  if (ctx instanceof CallContext) ctx.addAbortListener(listener);
+  else ctx.signal.addEventListener('abort', listener as Parameters<AbortSignal['addEventListener']>[1], { once: true });
+}
+
+/** Stops `listener` from running when the call aborts. */
+export function offCallAbort(ctx: UpstreamCallContext, listener: AbortListener): void {
+  if (ctx instanceof CallContext) ctx.removeAbortListener(listener);
+  else ctx.signal.removeEventListener('abort', listener as Parameters<AbortSignal['removeEventListener']>[1]);
 }

@@ -1,7 +1,7 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
 import { GatewayError, toGatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
-import { callAborted, onCallAbort } from './call-context';
+import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { isRetryableCode } from './errors';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
@@ -25,8 +25,8 @@ interface Health { failures: number; downUntil: number }
 const pause = (ms: number, ctx: UpstreamCallContext): Promise<void> => new Promise((resolve) => {
   if (ms <= 0 || callAborted(ctx)) return resolve();
   const timer = setTimeout(done, ms);
-  const unlisten = onCallAbort(ctx, done);
-  function done(): void { clearTimeout(timer); unlisten(); resolve(); }
+  onCallAbort(ctx, done);
+  function done(): void { clearTimeout(timer); offCallAbort(ctx, done); resolve(); }
 });
 
 function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {

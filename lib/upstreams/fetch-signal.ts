@@ -1,5 +1,8 @@
 /** The abort signal handed to the default client (node-fetch 2): a listener list, not an EventTarget. */
 
+/** An abort listener: a function, or an object with `handleEvent()` (as EventTarget takes them), which needs no closure. */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
 /** What an upstream call aborts its request with: an AbortController, or the light one below. */
 export interface CallAborter {
   readonly signal: AbortSignal;
@@ -15,13 +18,13 @@ export interface CallAborter {
  */
 export class LightSignal {
   aborted = false;
-  private listeners: Array<() => void> = [];
+  private listeners: AbortListener[] = [];
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: AbortListener): void {
     this.listeners.push(listener);
   }
 
-  removeEventListener(_type: 'abort', listener: () => void): void {
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
     const at = this.listeners.indexOf(listener);
     if (at >= 0) this.listeners.splice(at, 1);
   }
@@ -31,17 +34,14 @@ export class LightSignal {
     return this as unknown as AbortSignal;
   }
 
-  /** Runs `listener` once on abort; returns the function that stops listening. */
-  onAbort(listener: () => void): () => void {
-    this.addEventListener('abort', listener);
-    return () => this.removeEventListener('abort', listener);
-  }
-
   /** Aborts once: every listener runs. */
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    for (const listener of this.listeners.splice(0)) listener();
+    for (const listener of this.listeners.splice(0)) {
+      if (typeof listener === 'function') listener();
+      else listener.handleEvent();
+    }
   }
 }
 // node-fetch 2 checks `Object.getPrototypeOf(signal).constructor.name === 'AbortSignal'`.

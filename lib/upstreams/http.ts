@@ -2,7 +2,7 @@
 import nodeFetch from 'node-fetch';
 import { GatewayError } from '../errors';
 import { createAgents } from './agent';
-import { callAborted, onCallAbort } from './call-context';
+import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { lightAborter, realAborter, type CallAborter } from './fetch-signal';
 import { redactor } from './guard';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
@@ -111,12 +111,16 @@ class UpstreamCall implements OpenResponse {
   /** Whether the call waits on the upstream (an idle timeout counts only then). */
   waiting = true;
   response!: ResponseLike;
-  private readonly unlisten: (() => void) | undefined;
 
   constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
     this.controller = http.aborter();
     if (callAborted(ctx)) this.controller.abort();
-    else this.unlisten = onCallAbort(ctx, () => this.controller.abort());
+    else onCallAbort(ctx, this); // the call itself is the listener (handleEvent): no closure per call
+  }
+
+  /** The request's call was aborted (client gone, shutdown): this upstream call stops. */
+  handleEvent(): void {
+    this.controller.abort();
   }
 
   /** The GatewayError for a failure of the call. */
@@ -139,7 +143,7 @@ class UpstreamCall implements OpenResponse {
   /** The call is over: no timer, no abort listener. */
   done(): void {
     clearTimeout(this.timer);
-    this.unlisten?.();
+    offCallAbort(this.ctx, this);
   }
 
   async *chunks(): AsyncGenerator<Uint8Array | string> {
