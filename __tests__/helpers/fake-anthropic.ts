@@ -27,7 +27,7 @@ function finish(res: http.ServerResponse, lingerMs = 0): void {
   else res.end();
 }
 
-/** Behaviours: `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
+/** Behaviours: `*-onewrite` (a whole stream in one write), `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
  * `*-linger` (ends its body 250 ms after message_stop). */
 export function startAnthropicFake(): Promise<FakeServer> {
@@ -61,6 +61,16 @@ export function startAnthropicFake(): Promise<FakeServer> {
         id: 'msg_fake', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: DELTAS.join('') }],
         stop_reason: 'end_turn', stop_sequence: null, usage: { ...ANTHROPIC_USAGE, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       }));
+    }
+    if (model.endsWith('-onewrite')) {
+      // The whole stream in one write, so it reaches the gateway as one read.
+      const frames: string[] = [];
+      const capture = { write: (text: string) => frames.push(text), writeHead: () => capture, end: () => undefined, destroyed: false } as unknown as http.ServerResponse;
+      start(capture, model);
+      for (const text of DELTAS) delta(capture, text);
+      finish(capture);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void res.end(frames.join(''));
     }
     start(res, model);
     if (model.endsWith('-midstream-error')) {

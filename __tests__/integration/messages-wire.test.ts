@@ -1,7 +1,7 @@
 /** Messages at the byte level: SSE framing, upstream failures, timeouts, disconnects, backpressure, translation. */
 import http from 'node:http';
 import request from 'supertest';
-import { flood, FLOOD_EVENTS, startAnthropicFake } from '../helpers/fake-anthropic';
+import { DELTAS, flood, FLOOD_EVENTS, startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, sleep, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { openaiChatAdapter, type MessagesAdapter, type MessagesRequest, type StreamEvent } from '../../lib';
@@ -24,6 +24,7 @@ beforeAll(async () => {
   openai = await startOpenAIFake();
   const models = llmModels(anthropic.url, openai.url, NAMES, { firstByteMs: 300, idleMs: 300 });
   models.push({ id: 'public-name', capability: 'llm', upstream: models[0]!.upstream, upstreamModel: 'claude-stream', pricing: PRICING, temperature: false });
+  models.push({ id: 'public-onewrite', capability: 'llm', upstream: models[0]!.upstream, upstreamModel: 'claude-onewrite', pricing: PRICING });
   gw = await startGateway({ models });
   ({ key } = addCaller(gw.store));
 });
@@ -261,6 +262,11 @@ describe('request translation', () => {
     expect(anthropic.received.at(-1)!.body.model).toBe('claude-stream');
     expect(frames(stream.text)[0]!.data.message).toMatchObject({ model: 'public-name' });
     expect(stream.text).not.toContain('claude-stream');
+    // A stream read whole at once: message_start renamed in front of the rest, sent as it came.
+    const whole = await post(body('public-onewrite', { stream: true }));
+    expect(whole.text).not.toContain('claude-onewrite');
+    expect(frames(whole.text).map((f) => f.event)).toEqual(['message_start', 'content_block_start', 'ping', ...DELTAS.map(() => 'content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(frames(whole.text)[0]!.data.message).toMatchObject({ model: 'public-onewrite', usage: { input_tokens: 25 } });
   });
 
   it('translates to Chat Completions: system first, max_tokens, temperature, include_usage on streams, Bearer key', async () => {

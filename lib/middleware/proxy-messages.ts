@@ -1,10 +1,10 @@
 /** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
-import { rawText, renamedModel, patched, withRaw } from '../raw-text';
+import { rawChunk, rawText, renamedModel, patched, withRaw, withRawChunk } from '../raw-text';
 import { sendJson, sendJsonText } from '../send-json';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import { SseWriter } from '../streaming/sse-writer';
+import { frame, SseWriter, withFirstFrame } from '../streaming/sse-writer';
 import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { modelFor, startCall } from './upstream-call';
@@ -37,7 +37,11 @@ function publicStart(event: StreamEvent, model: string): StreamEvent {
   return text === undefined ? renamed : withRaw(renamed, text);
 }
 
-/** The batch with the public model name in its `message_start`: the batch itself (and so its raw chunk) when nothing changes. */
+/**
+ * The batch with the public model name in its `message_start`: the batch itself (and so its raw
+ * chunk) when nothing changes. A raw chunk that begins with that `message_start` stays raw, with
+ * the renamed frame in front of the rest of its bytes.
+ */
 function publicBatch(items: readonly StreamEvent[], model: string): readonly StreamEvent[] {
   for (let i = 0; i < items.length; i++) {
     const event = items[i] as StreamEvent;
@@ -46,7 +50,9 @@ function publicBatch(items: readonly StreamEvent[], model: string): readonly Str
     if (renamed === event) continue;
     const copy = items.slice();
     copy[i] = renamed;
-    return copy;
+    const chunk = i === 0 ? rawChunk(items) : undefined;
+    const raw = chunk === undefined || rawText(event) === undefined ? undefined : withFirstFrame(chunk, frame(event), frame(renamed));
+    return raw === undefined ? copy : withRawChunk(copy, raw);
   }
   return items;
 }

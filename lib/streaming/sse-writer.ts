@@ -14,6 +14,18 @@ export function frame(event: StreamEvent): string {
   return `event: ${event.type}\ndata: ${rawText(event) ?? JSON.stringify(event)}\n\n`;
 }
 
+/**
+ * `chunk` (whole upstream frames) with its first frame `from` replaced by `to`, or undefined
+ * when the chunk does not begin with exactly `from`. Bytes are joined into one Buffer (a copy
+ * outside the JS heap), text into one string.
+ */
+export function withFirstFrame(chunk: Uint8Array | string, from: string, to: string): Uint8Array | string | undefined {
+  if (typeof chunk === 'string') return chunk.startsWith(from) ? to + chunk.slice(from.length) : undefined;
+  const length = Buffer.byteLength(from);
+  if (chunk.length < length || Buffer.from(chunk.buffer, chunk.byteOffset, length).toString() !== from) return undefined;
+  return Buffer.concat([Buffer.from(to), chunk.subarray(length)]);
+}
+
 /** One client stream. `send` resolves once the frame is written or buffered below the high-water mark. */
 export class SseWriter {
   constructor(private readonly res: Response) {}
