@@ -52,10 +52,14 @@ export async function measure(group: readonly Load[], connections: number, secon
  */
 export function summarise(runs: Record<string, Cell[]>, ratios: Record<string, Cell[]> = runs): Record<string, Row> {
   const ratio = (t: string, base: string): number => {
-    const [mine, theirs] = [ratios[t] ?? [], ratios[base] ?? []];
+    // Paired with (c) alone (`express@<t>`): against (c) directly, against another target through (c).
+    const pairedWithC = ratios[`express@${t}`];
+    if (pairedWithC && base !== 'express') return t === base ? 1 : ratio(t, 'express') / ratio(base, 'express');
+    const [mine, theirs] = [ratios[t] ?? [], pairedWithC ?? ratios[base] ?? []];
+    if (t === base) return 1;
     return mine.length && theirs.length ? middle(mine.map((c, i) => c.cpu / (theirs[i]?.cpu ?? Number.NaN))) : Number.NaN;
   };
-  return Object.fromEntries(Object.entries(runs).map(([t, cells]) => [t, {
+  return Object.fromEntries(Object.entries(runs).filter(([t]) => !t.includes('@')).map(([t, cells]) => [t, {
     rps: middle(cells.map((c) => c.rps)), p50: middle(cells.map((c) => c.p50)), p99: middle(cells.map((c) => c.p99)),
     cpu: middle(cells.map((c) => c.cpu)), sys: middle(cells.map((c) => c.sys)),
     vsC: ratio(t, 'express'), vsB: ratio(t, 'bare'),

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { abReport } from './ab';
 import { measureClients } from './clients';
 import { memoryPerOpenStream, sequentialTime } from './latency';
 import { measure, middle, summarise, type Cell, type Load, type Proc, type Row } from './measure';
@@ -28,6 +29,8 @@ const PAIRED = process.env.BENCH_PAIRED !== '0';
 const PROFILE = process.env.BENCH_PROFILE === '1';
 /** BENCH_STAGES=1: what each group of the Messages pipeline's stages adds, against (c) (bench/stages.ts). */
 const STAGES = process.env.BENCH_STAGES === '1';
+/** BENCH_AB=<git ref>: this tree's gateway against the one at <ref>, paired in one process (bench/ab.ts). */
+const AB = process.env.BENCH_AB;
 /** BENCH_NODE_ARGS="--max-semi-space-size=64": Node flags for every server under test, (b) to (e) alike. */
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
@@ -93,7 +96,7 @@ const write = (file: string, text: string): void => {
   writeFileSync(path.join(process.cwd(), 'bench', 'results', file), `${text}\n`);
 };
 
-/** Load runs: `sequential` one target at a time (throughput, latency, CPU); `paired` the proxies at once (CPU ratios). */
+/** Load runs: `sequential` one target at a time (throughput, latency, CPU); `paired` each proxy at the same moment as (c) (CPU ratios). */
 async function loadRuns(procs: Map<Target, Proc>, mode: 'sequential' | 'paired'): Promise<Record<string, Record<string, Cell[]>>> {
   const samples: Record<string, Record<string, Cell[]>> = {};
   const run = async (s: Scenario, group: readonly Target[], counted: boolean): Promise<void> => {
@@ -101,12 +104,28 @@ async function loadRuns(procs: Map<Target, Proc>, mode: 'sequential' | 'paired')
     if (counted) group.forEach((t, i) => ((samples[s.name] ??= {})[t] ??= []).push(cells[i] as Cell));
     process.stderr.write(counted ? '.' : 'w');
   };
+  // Each proxy is loaded at the same moment as (c) alone: with more servers sharing the core, the
+  // ratios moved with how the scheduler split it (a four-way pass gave the gateway 1.49 × where
+  // its own runs gave 1.19 ×). (c)'s cell of each pair is kept under `express@<target>`.
+  const runPair = async (s: Scenario, t: Target, counted: boolean): Promise<void> => {
+    const cells = await measure([loadOf(procs, 'express', s), loadOf(procs, t, s)], CONNECTIONS, counted ? SECONDS : WARM_SECONDS);
+    if (counted) {
+      const row = (samples[s.name] ??= {});
+      (row[`express@${t}`] ??= []).push(cells[0] as Cell);
+      (row.express ??= []).push(cells[0] as Cell); // (c)'s own row in a quick table
+      (row[t] ??= []).push(cells[1] as Cell);
+    }
+    process.stderr.write(counted ? '.' : 'w');
+  };
   // Rounds alternate the targets, so a slow moment of the machine does not land on one of them
   // only; round 0 warms every server up (the JIT) and is not counted.
   for (let round = 0; round <= ROUNDS; round++) {
     for (const s of SCENARIOS) {
-      if (mode === 'paired') await run(s, LOADED.filter((t) => t !== 'direct'), round > 0);
-      else for (const t of LOADED) await run(s, [t], round > 0);
+      if (mode === 'paired') {
+        for (const t of LOADED) if (t !== 'direct' && t !== 'express') await runPair(s, t, round > 0);
+      } else {
+        for (const t of LOADED) await run(s, [t], round > 0);
+      }
     }
   }
   return samples;
@@ -192,6 +211,7 @@ function reportQuick(table: Record<string, Record<string, Row>>): void {
 }
 
 async function main(): Promise<void> {
+  if (AB) return write('ab.md', await abReport(AB, SCENARIOS, process.cwd()));
   const upstream = await start('upstream.ts');
   if (STAGES) return reportStages(upstream.port);
   const procs = new Map<Target, Proc>([['direct', upstream]]);

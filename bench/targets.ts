@@ -1,13 +1,14 @@
 /** One server under test, in its own process so its CPU and memory are its own: bare proxy, Express + node-fetch, the gateway, or part of it. */
 import express from 'express';
 import http from 'node:http';
-import nodeFetch from 'node-fetch';
 import { Pool } from 'pg';
+import * as lib from '../lib';
+import { benchModels, expressApp, LIMITS, PRICE } from './apps';
 import {
-  anthropicAdapter, authenticate, billingHook, cohereAdapter, compatVersion, compose, createCatalog, createGatewayRouter, errorHandler, gracefulShutdown,
-  jsonBody, limits, MemoryStore, openaiChatAdapter, PostgresStore, proxyMessages, requestId, reserve, resolveModel, validate,
+  anthropicAdapter, authenticate, billingHook, compatVersion, compose, createCatalog, createGatewayRouter, errorHandler, gracefulShutdown,
+  jsonBody, limits, MemoryStore, PostgresStore, proxyMessages, requestId, reserve, resolveModel, validate,
 } from '../lib';
-import type { GatewayStore, ModelEntry } from '../lib';
+import type { GatewayStore } from '../lib';
 
 const [mode, upstreamPort] = [process.argv[2], Number(process.argv[3])];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
@@ -28,30 +29,13 @@ function bareProxy(): http.Server {
 
 /** (c) Express that parses the JSON and forwards it with the gateway's HTTP client (node-fetch 2, keep-alive). */
 function expressFetch(): http.Server {
-  const app = express();
-  app.post('/*path', express.json({ limit: '32mb' }), async (req, res) => {
-    const up = await nodeFetch(`${upstream}${req.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req.body), agent });
-    res.status(up.status).setHeader('content-type', up.headers.get('content-type') ?? 'application/json');
-    if (req.body.stream) up.body.pipe(res);
-    else res.end(await up.text());
-  });
-  return http.createServer(app);
+  return http.createServer(expressApp(upstream, agent));
 }
-
-/** Price of the LLM models and limits of the bench caller: the same for the whole gateway and for every stage level. */
-const PRICE = Object.freeze({ input: 300, output: 1500 });
-const LIMITS = Object.freeze({ defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } });
 
 /** (d, e) The gateway with the whole pipeline on: auth, validation, limits, reserve, settle, request log. */
 async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown }): Promise<http.Server> {
   await store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
-  const price = PRICE;
-  const models: ModelEntry[] = [
-    { id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: price },
-    { id: 'hold', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: price },
-    { id: 'gpt', capability: 'llm', upstream: openaiChatAdapter({ baseURL: upstream }), pricing: price },
-    { id: 'rerank', capability: 'rerank', upstream: cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
-  ];
+  const models = benchModels(lib, upstream);
   const app = express();
   app.use(createGatewayRouter({ store, models, limits: LIMITS }));
   return http.createServer(app);
