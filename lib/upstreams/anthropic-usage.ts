@@ -37,8 +37,12 @@ export function forwardedType(message: { event?: string | undefined; data: strin
   return prefix !== undefined && message.data.startsWith(prefix) && message.data.endsWith('}') ? message.event : undefined;
 }
 
+/** `message_stop` as Anthropic serialises it: known without parsing (one JSON.parse fewer per stream). */
+const MESSAGE_STOP = '{"type":"message_stop"}';
+
 /** Parses one SSE `data` field into an event object, or throws `api_error`. */
 export function parseEventData(data: string, name: string): StreamEvent {
+  if (data === MESSAGE_STOP) return { type: 'message_stop' };
   try {
     const event = JSON.parse(data) as unknown;
     if (typeof event === 'object' && event !== null && typeof (event as StreamEvent).type === 'string') return event as StreamEvent;
