@@ -54,9 +54,10 @@ export function summarise(runs: Record<string, Cell[]>, ratios: Record<string, C
   const ratio = (t: string, base: string): number => {
     // Paired with (c) alone (`express@<t>`): against (c) directly, against another target through (c).
     const pairedWithC = ratios[`express@${t}`];
-    if (pairedWithC && base !== 'express') return t === base ? 1 : ratio(t, 'express') / ratio(base, 'express');
-    const [mine, theirs] = [ratios[t] ?? [], pairedWithC ?? ratios[base] ?? []];
     if (t === base) return 1;
+    if (t === 'express' && ratios[`express@${base}`]) return 1 / ratio(base, 'express');
+    if (pairedWithC && base !== 'express') return ratio(t, 'express') / ratio(base, 'express');
+    const [mine, theirs] = [ratios[t] ?? [], pairedWithC ?? ratios[base] ?? []];
     return mine.length && theirs.length ? middle(mine.map((c, i) => c.cpu / (theirs[i]?.cpu ?? Number.NaN))) : Number.NaN;
   };
   return Object.fromEntries(Object.entries(runs).filter(([t]) => !t.includes('@')).map(([t, cells]) => [t, {

@@ -20,7 +20,7 @@ const WARM_SECONDS = 2;
 const schema = `mgw_bench_${randomBytes(4).toString('hex')}`;
 /**
  * BENCH_PAIRED=0 turns off the paired pass. With it (the default), the CPU ratios come from
- * rounds in which the proxies are loaded at the same moment, each by its own autocannon, while
+ * rounds in which each proxy is loaded at the same moment as (c), each by its own autocannon, while
  * they share the server core: this VM's speed swings by 2 × within seconds, and a ratio of two
  * runs made seconds apart measures that swing as much as the proxies.
  */
@@ -175,7 +175,7 @@ async function reportAll(procs: Map<Target, Proc>, table: Record<string, Record<
   for (const [t, p] of procs) if (t !== 'direct') p.child.kill(); // the client comparison needs the cores
   const clients = await measureClients(upstreamPort);
 
-  const rows = [`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. ${PIN ? `Load runs: servers under test pinned to CPU ${SERVER_CPU}, load generator and upstream to CPU 0; latency, first byte and memory unpinned. ` : ''}${PAIRED ? 'req/s, latency and CPU µs from runs of one target at a time; the CPU ratios from paired rounds (the four proxies loaded at the same moment), as medians of the ratios within each round. ' : ''}${NODE_ARGS.length ? `Servers run with \`${NODE_ARGS.join(' ')}\`. ` : ''}Command: \`${NODE_ARGS.length ? `BENCH_NODE_ARGS="${NODE_ARGS.join(' ')}" ` : ''}npm run bench\`.`, '',
+  const rows = [`Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${f(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}. ${CONNECTIONS} connections, ${SECONDS} s per cell (autocannon), median of ${ROUNDS} alternating rounds. ${PIN ? `Load runs: servers under test pinned to CPU ${SERVER_CPU}, load generator and upstream to CPU 0; latency, first byte and memory unpinned. ` : ''}${PAIRED ? 'req/s, latency and CPU µs from runs of one target at a time; the CPU ratios from paired rounds (each proxy loaded at the same moment as (c)), as medians of the ratios within each round; a ratio to (b) goes through (c). ' : ''}${NODE_ARGS.length ? `Servers run with \`${NODE_ARGS.join(' ')}\`. ` : ''}Command: \`${NODE_ARGS.length ? `BENCH_NODE_ARGS="${NODE_ARGS.join(' ')}" ` : ''}npm run bench\`.`, '',
     '| scenario | target | req/s | p50 ms | p99 ms | server CPU µs/req | CPU vs (c) | CPU vs (b) |', '|---|---|---:|---:|---:|---:|---:|---:|'];
   for (const s of SCENARIOS) {
     for (const t of TARGETS) {
@@ -199,7 +199,7 @@ async function reportAll(procs: Map<Target, Proc>, table: Record<string, Record<
 
 /** With BENCH_TARGETS: the load table of the chosen targets, CPU against (c). */
 function reportQuick(table: Record<string, Record<string, Row>>): void {
-  const rows = [`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${PAIRED ? 'targets loaded at the same moment' : 'one target at a time'}. Command: \`BENCH_TARGETS="${process.env.BENCH_TARGETS}" npm run bench\`.`, '',
+  const rows = [`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${PAIRED ? 'each target loaded at the same moment as (c)' : 'one target at a time'}. Command: \`BENCH_TARGETS="${process.env.BENCH_TARGETS}" npm run bench\`.`, '',
     '| scenario | target | req/s | server CPU µs/req | of which system | CPU vs (c) |', '|---|---|---:|---:|---:|---:|'];
   for (const s of SCENARIOS) {
     for (const t of LOADED) {
