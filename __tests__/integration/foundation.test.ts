@@ -152,6 +152,20 @@ describe('errors of the HTTP layer', () => {
     expectError(big, 413, 'request_too_large');
   });
 
+  it('answers alike on the direct path (exact path, any query) and through the router (other case, trailing slash)', async () => {
+    for (const path of ['/v1/messages?beta=true', '/v1/messages/', '/V1/Messages']) {
+      const ok = await post(path, body);
+      expect(ok.status).toBe(200);
+      expect(ok.body.type).toBe('message');
+      expect(ok.headers['request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+      expectError(await post(path, { ...body, max_tokens: 'many' }), 400, 'invalid_request_error', /max_tokens/);
+    }
+    for (const path of ['/v2/rerank?x=1', '/v1/rerank/', '/V2/RERANK']) {
+      expectError(await post(path, { model: 'rr', query: 'q' }), 400, 'invalid_request_error', /documents/);
+    }
+    expectError(await request(gw.url).put('/v1/messages').set({ 'x-api-key': key, ...V }).send(body), 404, 'not_found_error');
+  });
+
   it('works mounted under a prefix', async () => {
     const prefixed = await startGateway({ models: llmModels(anthropic.url, openai.url, ['claude-json']) }, '/gw');
     try {
