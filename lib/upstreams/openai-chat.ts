@@ -1,5 +1,4 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
-import { GatewayError } from '../errors';
 import { randomHex } from '../random-id';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
@@ -7,7 +6,7 @@ import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
 import { guardAdapter } from './guard';
 import { ChatStreamTranslator } from './openai-stream';
-import { chunkError, fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
+import { fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
 
 /** Options of the OpenAI Chat Completions adapter. */
@@ -16,19 +15,6 @@ export interface OpenAIChatAdapterOptions extends HttpAdapterOptions {
   maxTokensField?: MaxTokensField;
   /** Path of the endpoint under `baseURL`. Default: "/v1/chat/completions". */
   path?: string;
-}
-
-/** One chunk of an OpenAI stream, or the error it is (invalid JSON, or an error object in either shape). */
-function parseChunk(data: string, event: string | undefined, name: string): Record<string, unknown> | GatewayError {
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(data);
-  } catch {
-    return badUpstreamAnswer(`upstream ${name} sent an invalid chunk: ${data.slice(0, 2000)}`);
-  }
-  if (typeof chunk !== 'object' || chunk === null) return badUpstreamAnswer(`upstream ${name} sent a non-object chunk`);
-  const c = chunk as Record<string, unknown>;
-  return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
 
 /** A fresh Anthropic-style message id. */
@@ -63,7 +49,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       const text = await readText(open).catch(() => '(unreadable)');
       throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
     }
-    const translator = new ChatStreamTranslator(messageId(), request.model);
+    const translator = new ChatStreamTranslator(messageId(), request.model, http.name);
     /** Appends the closing events; the usage reported so far is final. */
     const close = (events: StreamEvent[]): StreamEvent[] => {
       if (translator.usage) ctx.usage.complete();
@@ -79,13 +65,12 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
           close(events); // in the same write as the chunks read with [DONE]
           break;
         }
-        const chunk = parseChunk(message.data, message.event, http.name);
-        if (chunk instanceof GatewayError) {
-          if (events.length > 0) yield events; // what came before the failure still reaches the client
-          throw chunk;
-        }
         const before = translator.usage;
-        translator.push(chunk, events);
+        const failure = translator.read(message, events);
+        if (failure) {
+          if (events.length > 0) yield events; // what came before the failure still reaches the client
+          throw failure;
+        }
         if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
       }
       if (events.length > 0) yield events;

@@ -1,12 +1,29 @@
 /** Turns OpenAI chat-completion chunks into the Anthropic stream event grammar. */
+import type { EventSourceMessage } from 'eventsource-parser';
+import { GatewayError } from '../errors';
 import { rawEvent } from '../streaming/sse-writer';
 import type { StreamEvent } from '../types';
-import { messageUsage, stopReason, usageFromChat } from './openai-translate';
+import { badUpstreamAnswer } from './errors';
+import { ChunkShape } from './openai-chunk-shape';
+import { chunkError, messageUsage, stopReason, usageFromChat } from './openai-translate';
 import type { UsageFigures } from './types';
 
 interface Chunk {
   choices?: Array<{ delta?: { content?: string | null }; finish_reason?: string | null }>;
   usage?: Parameters<typeof usageFromChat>[0];
+}
+
+/** One chunk of an OpenAI stream, or the error it is (invalid JSON, or an error object in either shape). */
+function parseChunk(data: string, event: string | undefined, name: string): Record<string, unknown> | GatewayError {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return badUpstreamAnswer(`upstream ${name} sent an invalid chunk: ${data.slice(0, 2000)}`);
+  }
+  if (typeof chunk !== 'object' || chunk === null) return badUpstreamAnswer(`upstream ${name} sent a non-object chunk`);
+  const c = chunk as Record<string, unknown>;
+  return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
 
 /**
@@ -19,30 +36,61 @@ export class ChatStreamTranslator {
   private blockOpen = false;
   private finish: string | null | undefined;
   usage: UsageFigures | undefined;
+  /** Chunks read with JSON.parse (the others matched the learned shape). */
+  parsed = 0;
+  private readonly shape: ChunkShape | undefined;
 
-  constructor(private readonly id: string, private readonly model: string) {}
+  /** `name` is the upstream's, for errors; `shape: false` parses every chunk. */
+  constructor(private readonly id: string, private readonly model: string, private readonly name: string, shape = true) {
+    this.shape = shape ? new ChunkShape() : undefined;
+  }
 
   /** Whether the upstream has sent its finish reason. */
   get finished(): boolean {
     return this.finish !== undefined;
   }
 
-  /** Appends the events of one upstream chunk to `events`. */
+  /**
+   * Appends the events of one upstream SSE message (not `[DONE]`) to `events`; returns the
+   * error the message is, if it is one. A chunk shaped as the last parsed text chunk is read
+   * without JSON.parse (see ChunkShape).
+   */
+  read(message: EventSourceMessage, events: StreamEvent[]): GatewayError | undefined {
+    const plain = message.event !== 'error';
+    const text = plain ? this.shape?.match(message.data) : undefined;
+    if (text !== undefined) {
+      this.start(events);
+      if (text !== '""') this.text(text, events);
+      return undefined;
+    }
+    this.parsed++;
+    const chunk = parseChunk(message.data, message.event, this.name);
+    if (chunk instanceof GatewayError) return chunk;
+    const c = chunk as Chunk;
+    this.push(c, events);
+    if (plain && this.shape && !c.choices?.[0]?.finish_reason && usageFromChat(c.usage) === undefined) this.shape.learn(message.data, chunk);
+    return undefined;
+  }
+
+  /** Appends the events of one parsed upstream chunk to `events`. */
   push(chunk: Chunk, events: StreamEvent[]): void {
     this.start(events);
     const usage = usageFromChat(chunk.usage);
     if (usage) this.usage = usage;
     const choice = chunk.choices?.[0];
     const content = choice?.delta?.content;
-    if (typeof content === 'string' && content.length > 0) {
-      if (!this.blockOpen) {
-        this.blockOpen = true;
-        events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-      }
-      // The most frequent event: serialised here from its one variable part, not as an object.
-      events.push(rawEvent('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(content)}}}`));
-    }
+    if (typeof content === 'string' && content.length > 0) this.text(JSON.stringify(content), events);
     if (choice?.finish_reason) this.finish = choice.finish_reason;
+  }
+
+  /** Appends a text delta whose text is `literal`, a JSON string (quotes included). */
+  private text(literal: string, events: StreamEvent[]): void {
+    if (!this.blockOpen) {
+      this.blockOpen = true;
+      events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    }
+    // The most frequent event: serialised here from its one variable part, not as an object.
+    events.push(rawEvent('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${literal}}}`));
   }
 
   /** Appends the events that close the message, once the upstream is done; returns `events`. */
