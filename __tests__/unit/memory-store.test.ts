@@ -16,6 +16,14 @@ it('keeps exactly the last maxRecords log entries, oldest first', () => {
   }
 });
 
+it('keeps 10,000 records by default', () => {
+  const store = new MemoryStore();
+  for (let i = 0; i < 12_000; i++) store.appendLog(entry(i));
+  const log = store.getLog();
+  expect(log).toHaveLength(10_000);
+  expect(log[0]?.requestId).toBe('req_2000');
+});
+
 it('logging and settling on full records cost the same whatever maxRecords, and recent settlements stay exactly-once', () => {
   const store = new MemoryStore({ maxRecords: 100_000 });
   const started = performance.now();
