@@ -33,7 +33,7 @@ export function stringEnd(text: string, start: number): number {
   return -1;
 }
 
-/** What a chunk must be for its shape to be learned: a text delta and nothing else that counts. */
+/** The members of a parsed chunk that learning reads. */
 interface Parsed {
   choices?: unknown;
   obfuscation?: unknown;
@@ -49,8 +49,8 @@ const contentOf = (chunk: Parsed): unknown => {
  * An OpenAI stream sends the same chunk again and again but for its text (and, from OpenAI
  * itself, an `obfuscation` padding string): same id, model, fingerprint, index, null finish
  * reason and usage. Learned from a parsed text chunk, the shape lets each later one be read by
- * comparing its fixed parts and checking its strings' grammar: about a fifth of JSON.parse's
- * time. A chunk that differs anywhere else is parsed as before.
+ * comparing its fixed parts and checking its strings' grammar (6.7 ± 1.3 µs less CPU per
+ * 20-chunk stream, `BENCH_AB`). A chunk that differs anywhere else is parsed as before.
  */
 export class ChunkShape {
   private prefix: string | undefined;
