@@ -79,8 +79,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
-  router.post('/v1/messages', messages);
-  router.post(['/v1/rerank', '/v2/rerank'], rerank);
+  const posts = new Map([['/v1/messages', messages], ['/v1/rerank', rerank], ['/v2/rerank', rerank]]);
+  for (const [path, handler] of posts) router.post(path, handler);
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));
@@ -88,7 +88,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   if (config.notFound) router.use(paths, compose([...head(), notFound()]));
   const onError = errorHandler();
   router.use(paths, onError);
-  directPosts(router, new Map([['/v1/messages', messages], ['/v1/rerank', rerank], ['/v2/rerank', rerank]]), onError);
+  directPosts(router, posts, onError);
   router.close = async ({ graceMs = 10_000 } = {}) => {
     await gate.drain(graceMs);
     await config.writer.flush();

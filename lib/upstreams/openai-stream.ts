@@ -66,14 +66,13 @@ export class ChatStreamTranslator {
     this.parsed++;
     const chunk = parseChunk(message.data, message.event, this.name);
     if (chunk instanceof GatewayError) return chunk;
-    const c = chunk as Chunk;
-    this.push(c, events);
-    if (plain && this.shape && !c.choices?.[0]?.finish_reason && usageFromChat(c.usage) === undefined) this.shape.learn(message.data, chunk);
+    const textOnly = this.push(chunk as Chunk, events);
+    if (plain && textOnly) this.shape?.learn(message.data, chunk);
     return undefined;
   }
 
-  /** Appends the events of one parsed upstream chunk to `events`. */
-  push(chunk: Chunk, events: StreamEvent[]): void {
+  /** Appends the events of one parsed chunk to `events`; returns whether it had no usage and no finish reason. */
+  private push(chunk: Chunk, events: StreamEvent[]): boolean {
     this.start(events);
     const usage = usageFromChat(chunk.usage);
     if (usage) this.usage = usage;
@@ -81,6 +80,7 @@ export class ChatStreamTranslator {
     const content = choice?.delta?.content;
     if (typeof content === 'string' && content.length > 0) this.text(JSON.stringify(content), events);
     if (choice?.finish_reason) this.finish = choice.finish_reason;
+    return usage === undefined && !choice?.finish_reason;
   }
 
   /** Appends a text delta whose text is `literal`, a JSON string (quotes included). */
