@@ -1,7 +1,7 @@
 /** Writes Anthropic-format SSE frames to the client: headers with the first events, backpressure honoured. */
 import type { Response } from 'express';
 import type { ErrorCode } from '../errors';
-import { rawChunk, rawText, withRaw } from '../raw-text';
+import { rawChunk, rawText, startsAt, withRaw } from '../raw-text';
 import type { StreamEvent } from '../types';
 
 /** An event known only by its type, sent as the upstream's unparsed `data` text. */
@@ -20,7 +20,7 @@ export function frame(event: StreamEvent): string {
  * outside the JS heap), text into one string.
  */
 export function withFirstFrame(chunk: Uint8Array | string, from: string, to: string): Uint8Array | string | undefined {
-  if (typeof chunk === 'string') return chunk.startsWith(from) ? to + chunk.slice(from.length) : undefined;
+  if (typeof chunk === 'string') return startsAt(chunk, from) ? to + chunk.slice(from.length) : undefined;
   const length = Buffer.byteLength(from);
   if (chunk.length < length || Buffer.from(chunk.buffer, chunk.byteOffset, length).toString() !== from) return undefined;
   return Buffer.concat([Buffer.from(to), chunk.subarray(length)]);

@@ -1,6 +1,7 @@
 /** Reading Anthropic-format usage, events and stream errors. */
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
+import { startsAt } from '../raw-text';
 import { badUpstreamAnswer } from './errors';
 import type { UsageFigures } from './types';
 
@@ -34,7 +35,8 @@ const FORWARDED = new Map(['content_block_delta', 'content_block_start', 'conten
  */
 export function forwardedType(message: { event?: string | undefined; data: string }): string | undefined {
   const prefix = message.event === undefined ? undefined : FORWARDED.get(message.event);
-  return prefix !== undefined && message.data.startsWith(prefix) && message.data.endsWith('}') ? message.event : undefined;
+  const data = message.data;
+  return prefix !== undefined && startsAt(data, prefix) && data.charCodeAt(data.length - 1) === 125 /* } */ ? message.event : undefined;
 }
 
 /** `message_stop` as Anthropic serialises it: known without parsing (one JSON.parse fewer per stream). */

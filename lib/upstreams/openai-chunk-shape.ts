@@ -1,4 +1,5 @@
 /** Reads the text of an OpenAI stream chunk without JSON.parse when it is shaped as the last parsed one. */
+import { startsAt } from '../raw-text';
 
 const CONTENT = '"delta":{"content":';
 const OBFUSCATION = ',"obfuscation":';
@@ -63,13 +64,13 @@ export class ChunkShape {
   /** The text literal of `data` (JSON string text, quotes included), or undefined: parse it. */
   match(data: string): string | undefined {
     const prefix = this.prefix;
-    if (prefix === undefined || !data.startsWith(prefix)) return undefined;
+    if (prefix === undefined || !startsAt(data, prefix)) return undefined;
     const close = stringEnd(data, prefix.length);
-    if (close < 0 || !data.startsWith(this.middle, close)) return undefined;
+    if (close < 0 || !startsAt(data, this.middle, close)) return undefined;
     const after = close + this.middle.length;
     if (this.end === undefined) return after === data.length ? data.slice(prefix.length, close) : undefined;
     const padded = stringEnd(data, after);
-    return padded > 0 && padded + this.end.length === data.length && data.startsWith(this.end, padded) ? data.slice(prefix.length, close) : undefined;
+    return padded > 0 && padded + this.end.length === data.length && startsAt(data, this.end, padded) ? data.slice(prefix.length, close) : undefined;
   }
 
   /**
