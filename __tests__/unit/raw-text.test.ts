@@ -1,6 +1,6 @@
-/** renamedModel(): renaming the model by text gives exactly what re-serialising would, or declines. */
+/** renamedModel() gives exactly what re-serialising would, or declines; startsAt() answers as startsWith. */
 import fc from 'fast-check';
-import { renamedModel } from '../../lib/raw-text';
+import { renamedModel, startsAt } from '../../lib/raw-text';
 
 const name = fc.oneof(fc.constantFrom('m', 'model', 'claude-sonnet-4-5', 'é"\\\u2028'), fc.string());
 /** Messages whose other members may hold "model" as a nested key or a string value. */
@@ -26,4 +26,15 @@ it('renames the usual compact answer, and declines a nested "model", a "model" v
   expect(renamedModel('{"model":"m","content":[{"text":"model"}]}', 'm', 'pub')).toBeUndefined();
   expect(renamedModel('{"model": "m"}', 'm', 'pub')).toBeUndefined();
   expect(renamedModel('{"model":"other"}', 'm', 'pub')).toBeUndefined();
+});
+
+test('startsAt answers as startsWith, at every position in and past the text', () => {
+  fc.assert(fc.property(fc.string(), fc.string({ maxLength: 4 }), fc.nat(12), (text, part, at) => {
+    expect(startsAt(text, part, at)).toBe(text.startsWith(part, at));
+    const inside = text.slice(at % (text.length + 1), (at % (text.length + 1)) + part.length + 1);
+    expect(startsAt(text, inside, at % (text.length + 1))).toBe(true);
+  }));
+  expect(startsAt('abc', 'bc', 1)).toBe(true);
+  expect(startsAt('abc', 'bcd', 1)).toBe(false);
+  expect(startsAt('abc', '', 3)).toBe(true);
 });
