@@ -1,6 +1,6 @@
 /** A fake Anthropic Messages upstream; the upstream model name picks the behaviour. */
 import type http from 'node:http';
-import { failWith, SECRET_MARKER, sleep, sse, startFake, type FakeServer } from './fake-server';
+import { failWith, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type FakeServer } from './fake-server';
 
 export const ANTHROPIC_USAGE = { input_tokens: 25, output_tokens: 15 };
 export const DELTAS = ['Hello', ' from', ' the', ' fake', ' upstream'];
@@ -75,7 +75,7 @@ export function startAnthropicFake(): Promise<FakeServer> {
     start(res, model);
     if (model.endsWith('-midstream-error')) {
       delta(res, DELTAS[0] as string);
-      sse(res, { type: 'error', error: { type: 'overloaded_error', message: `Overloaded ${SECRET_MARKER}` } }, 'error');
+      sse(res, { type: 'error', error: { type: 'overloaded_error', message: `Overloaded ${SECRET_MARKER} key ${UPSTREAM_KEY}` } }, 'error');
       return void res.end();
     }
     if (model.endsWith('-reset')) {

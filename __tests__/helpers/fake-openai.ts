@@ -1,5 +1,5 @@
 /** A fake OpenAI Chat Completions upstream; the upstream model name picks the behaviour. */
-import { failWith, SECRET_MARKER, sleep, sse, startFake, type FakeServer } from './fake-server';
+import { failWith, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type FakeServer } from './fake-server';
 
 export const OPENAI_USAGE = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } };
 export const OPENAI_DELTAS = ['Hi', ' there', '!'];
@@ -27,7 +27,7 @@ export function startOpenAIFake(): Promise<FakeServer> {
     sse(res, chunk({ role: 'assistant', content: '' }));
     sse(res, chunk({ content: OPENAI_DELTAS[0] }));
     if (model.endsWith('-error-wrapped')) {
-      sse(res, { error: { message: `boom ${SECRET_MARKER}`, type: 'InternalServerError', code: 500 } });
+      sse(res, { error: { message: `boom ${SECRET_MARKER} key ${UPSTREAM_KEY}`, type: 'InternalServerError', code: 500 } });
       sse(res, '[DONE]');
       return void res.end();
     }

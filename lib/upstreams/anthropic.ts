@@ -5,7 +5,7 @@ import { rawChunk, withRaw, withRawChunk } from '../raw-text';
 import { rawEvent } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
 import { parseJson, postJson, readText, resolveHttp } from './http';
-import { guardAdapter } from './guard';
+import { guardAdapter, redacted } from './guard';
 import { forwardedType, parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
 
@@ -37,55 +37,60 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
   }
 
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
-    const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
-    const type = open.response.headers.get('content-type') ?? '';
-    if (!type.includes('text/event-stream')) {
-      const text = await readText(open).catch(() => '(unreadable)');
-      throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
-    }
-    let stopped = false;
-    for await (const batch of readSseBatches(open.chunks())) {
-      // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
-      // connection goes back to the pool instead of being torn down.
-      if (stopped) continue;
-      const events: StreamEvent[] = [];
-      // Whether every event leaves as its own frame, unchanged: then the chunk may go out as it came.
-      let unchanged = true;
-      for (const message of batch) {
-        if (stopped) {
-          unchanged = false;
-          break;
-        }
-        const forwarded = forwardedType(message);
-        if (forwarded !== undefined) {
-          events.push(rawEvent(forwarded, message.data));
-          continue;
-        }
-        let event: StreamEvent;
-        try {
-          event = parseEventData(message.data, http.name);
-          if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
-        } catch (err) {
-          if (events.length > 0) yield events; // what came before the failure still reaches the client
-          throw err;
-        }
-        if (event.type === 'message_start') {
-          const start = event.message as { usage?: Record<string, unknown> } | undefined;
-          ctx.usage.report(usageFromAnthropic(start?.usage));
-        } else if (event.type === 'message_delta') {
-          ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
-        } else if (event.type === 'message_stop') {
-          stopped = true;
-          ctx.usage.complete();
-        }
-        if (message.event !== event.type) unchanged = false;
-        events.push(withRaw(event, message.data));
+    // Errors leave with the key redacted from their detail (see guardAdapter).
+    try {
+      const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
+      const type = open.response.headers.get('content-type') ?? '';
+      if (!type.includes('text/event-stream')) {
+        const text = await readText(open).catch(() => '(unreadable)');
+        throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
-      const chunk = rawChunk(batch);
-      if (events.length > 0) yield unchanged && chunk !== undefined ? withRawChunk(events, chunk) : events;
+      let stopped = false;
+      for await (const batch of readSseBatches(open.chunks())) {
+        // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
+        // connection goes back to the pool instead of being torn down.
+        if (stopped) continue;
+        const events: StreamEvent[] = [];
+        // Whether every event leaves as its own frame, unchanged: then the chunk may go out as it came.
+        let unchanged = true;
+        for (const message of batch) {
+          if (stopped) {
+            unchanged = false;
+            break;
+          }
+          const forwarded = forwardedType(message);
+          if (forwarded !== undefined) {
+            events.push(rawEvent(forwarded, message.data));
+            continue;
+          }
+          let event: StreamEvent;
+          try {
+            event = parseEventData(message.data, http.name);
+            if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
+          } catch (err) {
+            if (events.length > 0) yield events; // what came before the failure still reaches the client
+            throw err;
+          }
+          if (event.type === 'message_start') {
+            const start = event.message as { usage?: Record<string, unknown> } | undefined;
+            ctx.usage.report(usageFromAnthropic(start?.usage));
+          } else if (event.type === 'message_delta') {
+            ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
+          } else if (event.type === 'message_stop') {
+            stopped = true;
+            ctx.usage.complete();
+          }
+          if (message.event !== event.type) unchanged = false;
+          events.push(withRaw(event, message.data));
+        }
+        const chunk = rawChunk(batch);
+        if (events.length > 0) yield unchanged && chunk !== undefined ? withRawChunk(events, chunk) : events;
+      }
+      if (stopped) return;
+      throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
+    } catch (err) {
+      throw redacted(err, http.redact);
     }
-    if (stopped) return;
-    throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
   }
 
   return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);

@@ -4,7 +4,7 @@ import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
 import { readSseBatches } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
-import { guardAdapter } from './guard';
+import { guardAdapter, redacted } from './guard';
 import { ChatStreamTranslator } from './openai-stream';
 import { fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
@@ -43,41 +43,46 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
   }
 
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
-    const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
-    const type = open.response.headers.get('content-type') ?? '';
-    if (!type.includes('text/event-stream')) {
-      const text = await readText(open).catch(() => '(unreadable)');
-      throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
-    }
-    const translator = new ChatStreamTranslator(messageId(), request.model, http.name);
-    /** Appends the closing events; the usage reported so far is final. */
-    const close = (events: StreamEvent[]): StreamEvent[] => {
-      if (translator.usage) ctx.usage.complete();
-      return translator.end(events);
-    };
-    let done = false;
-    for await (const batch of readSseBatches(open.chunks())) {
-      if (done) continue; // what follows [DONE] is drained so the connection can be reused
-      const events: StreamEvent[] = [];
-      for (const message of batch) {
-        if (message.data.trim() === '[DONE]') {
-          done = true;
-          close(events); // in the same write as the chunks read with [DONE]
-          break;
-        }
-        const before = translator.usage;
-        const failure = translator.read(message, events);
-        if (failure) {
-          if (events.length > 0) yield events; // what came before the failure still reaches the client
-          throw failure;
-        }
-        if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
+    // Errors leave with the key redacted from their detail (see guardAdapter).
+    try {
+      const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
+      const type = open.response.headers.get('content-type') ?? '';
+      if (!type.includes('text/event-stream')) {
+        const text = await readText(open).catch(() => '(unreadable)');
+        throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
-      if (events.length > 0) yield events;
+      const translator = new ChatStreamTranslator(messageId(), request.model, http.name);
+      /** Appends the closing events; the usage reported so far is final. */
+      const close = (events: StreamEvent[]): StreamEvent[] => {
+        if (translator.usage) ctx.usage.complete();
+        return translator.end(events);
+      };
+      let done = false;
+      for await (const batch of readSseBatches(open.chunks())) {
+        if (done) continue; // what follows [DONE] is drained so the connection can be reused
+        const events: StreamEvent[] = [];
+        for (const message of batch) {
+          if (message.data.trim() === '[DONE]') {
+            done = true;
+            close(events); // in the same write as the chunks read with [DONE]
+            break;
+          }
+          const before = translator.usage;
+          const failure = translator.read(message, events);
+          if (failure) {
+            if (events.length > 0) yield events; // what came before the failure still reaches the client
+            throw failure;
+          }
+          if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
+        }
+        if (events.length > 0) yield events;
+      }
+      if (done) return;
+      if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
+      yield close([]);
+    } catch (err) {
+      throw redacted(err, http.redact);
     }
-    if (done) return;
-    if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
-    yield close([]);
   }
 
   return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
