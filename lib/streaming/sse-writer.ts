@@ -57,7 +57,7 @@ export class SseWriter {
    * batching delay. Resolves when the socket buffer is below its high-water mark again (or the
    * client is gone), which is how a slow client slows the upstream read. A batch ending with
    * `message_stop` ends the response in the same write. A batch marked with its upstream chunk
-   * (see readSseBatches) is written as that chunk: the same events, without building them again.
+   * (see SseBatchReader) is written as that chunk: the same events, without building them again.
    */
   send(events: readonly StreamEvent[]): Promise<void> | undefined {
     if (this.closed) return undefined;

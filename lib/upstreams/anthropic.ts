@@ -1,6 +1,6 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { readSseBatches } from '../streaming/sse-reader';
+import { SseBatchReader } from '../streaming/sse-reader';
 import { rawChunk, withRaw, withRawChunk } from '../raw-text';
 import { rawEvent } from '../streaming/sse-writer';
 import { badUpstreamAnswer } from './errors';
@@ -46,10 +46,13 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
         throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
       let stopped = false;
-      for await (const batch of readSseBatches(open.chunks())) {
+      const sse = new SseBatchReader();
+      for await (const chunk of open.chunks()) {
         // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
         // connection goes back to the pool instead of being torn down.
         if (stopped) continue;
+        const batch = sse.read(chunk);
+        if (batch === undefined) continue;
         const events: StreamEvent[] = [];
         // Whether every event leaves as its own frame, unchanged: then the chunk may go out as it came.
         let unchanged = true;
@@ -83,8 +86,8 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
           if (message.event !== event.type) unchanged = false;
           events.push(withRaw(event, message.data));
         }
-        const chunk = rawChunk(batch);
-        if (events.length > 0) yield unchanged && chunk !== undefined ? withRawChunk(events, chunk) : events;
+        const raw = rawChunk(batch);
+        if (events.length > 0) yield unchanged && raw !== undefined ? withRawChunk(events, raw) : events;
       }
       if (stopped) return;
       throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);

@@ -1,7 +1,7 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
 import { randomHex } from '../random-id';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { readSseBatches } from '../streaming/sse-reader';
+import { SseBatchReader } from '../streaming/sse-reader';
 import { badUpstreamAnswer } from './errors';
 import { postJson, readJson, readText, resolveHttp } from './http';
 import { guardAdapter, redacted } from './guard';
@@ -58,8 +58,11 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
         return translator.end(events);
       };
       let done = false;
-      for await (const batch of readSseBatches(open.chunks())) {
+      const sse = new SseBatchReader();
+      for await (const chunk of open.chunks()) {
         if (done) continue; // what follows [DONE] is drained so the connection can be reused
+        const batch = sse.read(chunk);
+        if (batch === undefined) continue;
         const events: StreamEvent[] = [];
         for (const message of batch) {
           if (message.data.trim() === '[DONE]') {
