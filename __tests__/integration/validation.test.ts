@@ -99,6 +99,7 @@ const invalidRerank: Array<[string, unknown, RegExp]> = [
   ['documents objects', { ...rr, documents: [{ text: 'a' }] }, /^documents\.0: must be string/],
   ['too many documents', { ...rr, documents: ['a', 'b', 'c', 'd'] }, /^documents: must NOT have more than 3 items/],
   ['document too long', { ...rr, documents: ['x'.repeat(21)] }, /^documents\.0: must NOT have more than 20 characters/],
+  ['document of 21 emoji', { ...rr, documents: ['a', '\u{1F600}'.repeat(21)] }, /^documents\.1: must NOT have more than 20 characters/],
   ['top_n zero', { ...rr, top_n: 0 }, /^top_n: must be >= 1/],
   ['return_documents string', { ...rr, return_documents: 'yes' }, /^return_documents: must be boolean/],
   ['user number', { ...rr, user: 5 }, /^user: must be string/],
@@ -113,6 +114,13 @@ describe('Rerank validation', () => {
     expect(res.body.error.type).toBe('invalid_request_error');
     expect(res.body.error.message).toMatch(message);
     expect(rerankUpstream.calls).toBe(before);
+  });
+
+  it('counts characters as code points: 20 emoji (40 UTF-16 units) pass a 20-character bound', async () => {
+    const before = rerankUpstream.calls;
+    const res = await send('/v1/rerank', { ...rr, query: '\u{1F600}'.repeat(30), documents: ['\u{1F600}'.repeat(20)] });
+    expect(res.status).not.toBe(400);
+    expect(rerankUpstream.calls).toBe(before + 1);
   });
 });
 

@@ -25,12 +25,12 @@ export function rerankSchema(bounds: Required<RerankBounds>): object {
     additionalProperties: false,
     properties: {
       model: { type: 'string', minLength: 1, maxLength: 256 },
-      query: { type: 'string', pattern: '\\S', maxLength: bounds.maxQueryChars },
+      query: { type: 'string', pattern: '\\S', maxChars: bounds.maxQueryChars },
       documents: {
         type: 'array',
         minItems: 1,
         maxItems: bounds.maxDocuments,
-        items: { type: 'string', maxLength: bounds.maxDocumentChars },
+        items: { type: 'string', maxChars: bounds.maxDocumentChars },
       },
       top_n: { type: 'integer', minimum: 1 },
       return_documents: { type: 'boolean' },
