@@ -29,7 +29,7 @@ function finish(res: http.ServerResponse, lingerMs = 0): void {
 
 /** Behaviours: `*-onewrite` (a whole stream in one write), `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
- * `*-linger` (ends its body 250 ms after message_stop). */
+ * `*-linger` (ends its body 250 ms after message_stop), `*-error-open` (an error event, then the body stays open). */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
@@ -77,6 +77,10 @@ export function startAnthropicFake(): Promise<FakeServer> {
       delta(res, DELTAS[0] as string);
       sse(res, { type: 'error', error: { type: 'overloaded_error', message: `Overloaded ${SECRET_MARKER} key ${UPSTREAM_KEY}` } }, 'error');
       return void res.end();
+    }
+    if (model.endsWith('-error-open')) {
+      delta(res, DELTAS[0] as string);
+      return void sse(res, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error');
     }
     if (model.endsWith('-reset')) {
       delta(res, DELTAS[0] as string);

@@ -14,7 +14,7 @@ let gw: RunningGateway;
 let key: string;
 
 const NAMES = [
-  'claude-stream', 'claude-noisy', 'claude-tail', 'claude-drip', 'claude-slow', 'claude-flood', 'claude-linger', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
+  'claude-stream', 'claude-noisy', 'claude-tail', 'claude-drip', 'claude-slow', 'claude-flood', 'claude-linger', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream', 'claude-error-open',
   'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-status-401', 'claude-status-403', 'claude-status-400', 'claude-status-404',
   'gpt-stream', 'gpt-json', 'gpt-slow', 'gpt-error-unwrapped', 'gpt-reset', 'gpt-length', 'gpt-status-503',
 ];
@@ -192,6 +192,14 @@ describe('upstream failures after the first byte', () => {
     expect(raw(res)).not.toContain(SECRET_MARKER);
     const entry = await logEntry(gw.store, res.headers['request-id'] as string);
     expect(entry.errorCode).toBe(type);
+  });
+
+  it('closes an upstream body left open after its error event, long before the idle timeout', async () => {
+    const before = anthropic.aborted.length;
+    const res = await post(body('claude-error-open', { stream: true }));
+    expect(frames(res.text).at(-1)).toMatchObject({ event: 'error', data: { error: { type: 'overloaded_error' } } });
+    for (let i = 0; i < 20 && anthropic.aborted.length === before; i++) await sleep(5);
+    expect(anthropic.aborted.length).toBe(before + 1); // within 100 ms; the idle timeout is 300 ms
   });
 });
 

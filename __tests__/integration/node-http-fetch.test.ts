@@ -1,5 +1,5 @@
-/** nodeHttpFetch() behind the adapters: Messages JSON and SSE, a failure mapped, a reset inside a JSON body noticed at once. */
-import { anthropicAdapter, nodeHttpFetch, openaiChatAdapter } from '../../lib';
+/** nodeHttpFetch() and global fetch behind the adapters: Messages JSON and SSE, a failure mapped, a reset inside a JSON body noticed at once. */
+import { anthropicAdapter, nodeHttpFetch, openaiChatAdapter, type FetchLike } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
@@ -22,9 +22,12 @@ beforeAll(async () => {
     seenSignals.push(init.signal as AbortSignal);
     return fetch(url, init);
   } });
+  // Global fetch (undici) gives WHATWG stream bodies, not Node streams.
+  const web = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch: globalThis.fetch as unknown as FetchLike});
   const names = ['claude-json', 'claude-stream', 'claude-status-529', 'claude-reset-mid-body', 'gpt-stream'];
   gw = await startGateway({ models: [
     ...names.map((id) => ({ id, capability: 'llm' as const, upstream: id.startsWith('gpt') ? o : a, pricing: PRICING })),
+    ...['web-stream', 'web-reset'].map((id) => ({ id, capability: 'llm' as const, upstream: web, pricing: PRICING, upstreamModel: id.replace('web', 'gpt') })),
     { id: 'claude-stall', capability: 'llm', upstream: watched, pricing: PRICING },
   ] });
   ({ key } = addCaller(gw.store));
@@ -62,4 +65,15 @@ it("gives a host's own client a real AbortSignal, aborted when the first byte is
   expect(seenSignals).toHaveLength(1);
   expect(seenSignals[0]).toBeInstanceOf(AbortSignal);
   expect(seenSignals[0]?.aborted).toBe(true);
+});
+
+it('reads WHATWG stream bodies (global fetch) to the end, and maps a cut one to an error event', async () => {
+  const res = await call('web-stream', true);
+  const text = await res.text();
+  expect(text).toMatch(/"text":"Hi"[\s\S]*"text":" there"[\s\S]*event: message_stop\n/);
+  expect(await logEntry(gw.store, res.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'billed', usage: { outputTokens: 12 } });
+  const cut = await call('web-reset', true);
+  const events = await cut.text();
+  expect(events).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"/);
+  expect(events).not.toMatch(/message_stop/);
 });
