@@ -23,7 +23,7 @@ beforeAll(async () => {
     return fetch(url, init);
   } });
   // Global fetch (undici) gives WHATWG stream bodies, not Node streams.
-  const web = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch: globalThis.fetch as unknown as FetchLike});
+  const web = openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch: globalThis.fetch as unknown as FetchLike });
   const names = ['claude-json', 'claude-stream', 'claude-status-529', 'claude-reset-mid-body', 'gpt-stream'];
   gw = await startGateway({ models: [
     ...names.map((id) => ({ id, capability: 'llm' as const, upstream: id.startsWith('gpt') ? o : a, pricing: PRICING })),

@@ -1,24 +1,15 @@
 /** The one ajv instance (with ajv-formats) and the error text every schema failure turns into. */
 import Ajv, { type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
+import ucs2length from 'ajv/dist/runtime/ucs2length';
 import addFormats from 'ajv-formats';
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 addFormats(ajv);
 
-/** Code points of `text` (a surrogate pair is one). */
-function codePoints(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++, n++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
-  }
-  return n;
-}
-
-// maxLength in code points, as ajv counts it, but without walking every string: a string of at
-// most `limit` UTF-16 units has at most `limit` code points (13 against 0.24 µs for 100 documents).
+// maxLength, counted as ajv counts it (code points), but only for a string longer than `limit`
+// UTF-16 units: a shorter one cannot have more code points (13 against 0.24 µs for 100 documents).
 const maxChars: SchemaValidateFunction = (limit: number, text: string) => {
-  if (text.length <= limit || codePoints(text) <= limit) return true;
+  if (text.length <= limit || ucs2length(text) <= limit) return true;
   maxChars.errors = [{ keyword: 'maxChars', message: `must NOT have more than ${limit} characters`, params: { limit } }];
   return false;
 };
