@@ -1,5 +1,6 @@
 /** ChunkShape: chunks read without JSON.parse translate exactly as parsed ones, and the shape is learned. */
 import fc from 'fast-check';
+import { rawText } from '../../lib/raw-text';
 import { frame } from '../../lib/streaming/sse-writer';
 import type { StreamEvent } from '../../lib/types';
 import { stringEnd } from '../../lib/upstreams/openai-chunk-shape';
@@ -43,6 +44,11 @@ function translate(datas: readonly string[], shape: boolean): { events: unknown[
   }
   const finished = translator.finished;
   translator.end(events);
+  for (const event of events) {
+    // The translator's own events carry their text, written from templates: it must be the object's JSON.
+    const raw = rawText(event);
+    if (raw !== undefined && event.type !== 'content_block_delta') expect(raw).toBe(JSON.stringify({ ...event }));
+  }
   return { events: events.map(decode), parsed: translator.parsed, finished };
 }
 const decode = (event: StreamEvent): unknown => {
@@ -54,7 +60,7 @@ const decode = (event: StreamEvent): unknown => {
 const stream = fc.record({
   id: text, model: text, texts: fc.array(text, { maxLength: 12 }),
   obfuscation: fc.boolean(), usageNull: fc.boolean(), ascii: fc.boolean(), spaced: fc.boolean(), usage: fc.boolean(),
-  odd: fc.nat({ max: 6 }), finishWithText: fc.boolean(),
+  odd: fc.nat({ max: 6 }), finishWithText: fc.boolean(), tokens: fc.oneof(fc.nat(), fc.double({ min: 0 })),
 });
 
 describe('ChatStreamTranslator with a learned chunk shape', () => {
@@ -70,7 +76,7 @@ describe('ChatStreamTranslator with a learned chunk shape', () => {
       const last = s.texts.length;
       const datas = [chunk({ role: 'assistant', content: '' }, null, 0), ...s.texts.map((t, i) => chunk({ content: t }, s.finishWithText && i + 1 === last ? 'stop' : null, i + 1))];
       if (!s.finishWithText) datas.push(chunk({}, 'stop', 99));
-      if (s.usage) datas.push(JSON.stringify({ id: s.id, choices: [], usage: { prompt_tokens: 7, completion_tokens: 3 } }));
+      if (s.usage) datas.push(JSON.stringify({ id: s.id, choices: [], usage: { prompt_tokens: 7, completion_tokens: s.tokens, prompt_tokens_details: { cached_tokens: 2 } } }));
       const { parsed: _fewer, ...fast } = translate(datas, true);
       const { parsed: _all, ...slow } = translate(datas, false);
       expect(fast).toEqual(slow);
@@ -102,5 +108,15 @@ describe('ChatStreamTranslator with a learned chunk shape', () => {
     const model = (m: string, content: string): string => vllm(content).replace('"m"', `"${m}"`);
     expect(translate([vllm('a'), vllm('b'), model('n', 'c'), model('n', 'd')], true).parsed).toBe(2); // learned again
     expect(translate([vllm('a'), model('n', 'c'), model('o', 'e'), model('o', 'f')], true).parsed).toBe(4); // twice at most
+  });
+
+  it('writes its own events as their JSON, even for usage figures JSON cannot hold', () => {
+    // 1e400 parses to Infinity, which JSON.stringify writes as null (a template would write "Infinity").
+    const usage = '{"id":"c","choices":[],"usage":{"prompt_tokens":1e400,"completion_tokens":2.5}}';
+    const run = translate(['{"id":"c","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"length"}]}', usage], true);
+    expect(run.events.at(-2)).toEqual(['event: message_delta', {
+      type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null },
+      usage: { input_tokens: null, output_tokens: 2.5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    }]);
   });
 });

