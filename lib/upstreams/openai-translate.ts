@@ -1,5 +1,7 @@
 /** Translation between Anthropic Messages and OpenAI Chat Completions (request, response, usage, errors). */
 import { GatewayError, SAFE_MESSAGES } from '../errors';
+import { messageText } from '../json-text';
+import { withRaw } from '../raw-text';
 import type { MessageResponse, MessagesRequest, TextBlock } from '../types';
 import { badUpstreamAnswer, codeForUpstreamStatus } from './errors';
 import type { UsageFigures } from './types';
@@ -74,15 +76,14 @@ export function fromChatResponse(body: unknown, id: string, name: string): { mes
   if (!choice) throw badUpstreamAnswer(`upstream ${name} sent no choices: ${JSON.stringify(body).slice(0, 2000)}`);
   const usage = usageFromChat(completion.usage);
   const content = choice.message?.content ?? '';
-  return {
-    usage,
-    message: {
-      id, type: 'message', role: 'assistant', model: '',
-      content: [{ type: 'text', text: content }],
-      stop_reason: stopReason(choice.finish_reason), stop_sequence: null,
-      usage: messageUsage(usage),
-    },
+  const message: MessageResponse = {
+    id, type: 'message', role: 'assistant', model: '',
+    content: [{ type: 'text', text: content }],
+    stop_reason: stopReason(choice.finish_reason), stop_sequence: null,
+    usage: messageUsage(usage),
   };
+  // Its text goes with it, so the proxy sends it without JSON.stringify (see json-text.ts).
+  return { usage, message: withRaw(message, messageText(message)) };
 }
 
 /** Detects an error object in a stream chunk, in the wrapped (`{error:{…}}`) and unwrapped (`{object:"error"}`) shapes. */
