@@ -6,7 +6,13 @@ import path from 'node:path';
 
 interface Scenario { name: string; direct: { path: string; body: object }; gateway: { path: string; body: object } }
 
-const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 40);
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 10);
+/**
+ * Separate processes per scenario. Each process JIT-compiles its own copies of A and B, and one
+ * copy can come out faster for the whole run: two runs of one comparison once gave −14.9 ± 2.3
+ * and +8.9 ± 5.3 µs. So the error is taken across processes, not across the rounds of one.
+ */
+const PROCESSES = Number(process.env.BENCH_AB_PROCESSES ?? 4);
 const PER_ROUND = Number(process.env.BENCH_AB_REQUESTS ?? 1000);
 
 /** Mean of the middle 60% of `values`, with its standard error. */
@@ -35,6 +41,13 @@ function buildRef(ref: string, root: string): { build: string; remove(): void } 
   return { build: path.join(dir, '.bench-build'), remove };
 }
 
+/** Mean and standard error of the per-process figures. */
+function across(values: readonly number[]): { mean: number; se: number } {
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, values.length - 1));
+  return { mean, se: sd / Math.sqrt(values.length) };
+}
+
 function runPair(rootA: string, rootB: string, scenario: Scenario): Promise<Record<'c' | 'A' | 'B', number[]>> {
   const child = fork(path.join(__dirname, 'ab-load.js'), [rootA, rootB, JSON.stringify(scenario), String(ROUNDS), String(PER_ROUND)], { stdio: 'inherit' });
   // Servers and client on the last CPU (the upstream moves itself to CPU 0), when taskset exists.
@@ -46,20 +59,31 @@ function runPair(rootA: string, rootB: string, scenario: Scenario): Promise<Reco
   });
 }
 
+/** Figures of a process that loaded B's copy as its first gateway, put back in A and B order. */
+const swap = (cpu: Record<'c' | 'A' | 'B', number[]>): Record<'c' | 'A' | 'B', number[]> => ({ c: cpu.c, A: cpu.B, B: cpu.A });
+
 /** The comparison table: CPU µs per request (server and client together) of A = <ref> and B = this tree, their paired difference, and each over (c). */
 export async function abReport(ref: string, scenarios: readonly Scenario[], root: string): Promise<string> {
   const base = buildRef(ref, root);
   const rows = [
-    `A = \`${ref}\`, B = this tree. One process serves (c), A and B and loads each in turn (${ROUNDS} alternating rounds of ${PER_ROUND} requests, 50 at a time); CPU per request includes the in-process client, so read differences, not ratios. Means of the middle 60% of paired rounds ± standard error. Command: \`BENCH_AB=${ref} npm run bench\`.`,
-    '', '| scenario | (c) µs | A µs | B µs | B − A µs | A − (c) µs | B − (c) µs |', '|---|---:|---:|---:|---:|---:|---:|',
+    `A = \`${ref}\`, B = this tree. ${PROCESSES} processes per scenario; each serves (c), A and B and loads each in turn (${ROUNDS} alternating rounds of ${PER_ROUND} requests, 50 at a time) and yields the mean of the middle 60% of its paired rounds. Figures: mean over the processes ± its standard error, and B − A of each process. CPU per request includes the in-process client, so read differences, not ratios. Command: \`BENCH_AB=${ref} npm run bench\`.`,
+    '', '| scenario | (c) µs | A µs | B µs | B − A µs | B − A per process | A − (c) µs | B − (c) µs |', '|---|---:|---:|---:|---:|---|---:|---:|',
   ];
   try {
     for (const scenario of scenarios) {
-      const cpu = await runPair(base.build, path.join(__dirname, '..'), scenario);
-      const diff = (x: number[], y: number[]): { mean: number; se: number } => trimmed(x.map((v, i) => v - (y[i] ?? Number.NaN)));
+      // Per process: the trimmed means of (c), A, B and of the paired differences.
+      const runs: Array<Record<'c' | 'A' | 'B' | 'BA' | 'Ac' | 'Bc', number>> = [];
+      for (let p = 0; p < PROCESSES; p++) {
+        // Every other process loads B's copy first, so load order favours neither.
+        const cpu = p % 2 ? swap(await runPair(path.join(__dirname, '..'), base.build, scenario)) : await runPair(base.build, path.join(__dirname, '..'), scenario);
+        const diff = (x: number[], y: number[]): number => trimmed(x.map((v, i) => v - (y[i] ?? Number.NaN))).mean;
+        runs.push({ c: trimmed(cpu.c).mean, A: trimmed(cpu.A).mean, B: trimmed(cpu.B).mean, BA: diff(cpu.B, cpu.A), Ac: diff(cpu.A, cpu.c), Bc: diff(cpu.B, cpu.c) });
+        process.stderr.write('.');
+      }
+      const col = (k: keyof (typeof runs)[number]): { mean: number; se: number } => across(runs.map((r) => r[k]));
       const f = ({ mean, se }: { mean: number; se: number }): string => `${mean.toFixed(1)} ± ${se.toFixed(1)}`;
-      rows.push(`| ${scenario.name} | ${trimmed(cpu.c).mean.toFixed(0)} | ${trimmed(cpu.A).mean.toFixed(0)} | ${trimmed(cpu.B).mean.toFixed(0)} | ${f(diff(cpu.B, cpu.A))} | ${f(diff(cpu.A, cpu.c))} | ${f(diff(cpu.B, cpu.c))} |`);
-      process.stderr.write('.');
+      const each = runs.map((r) => r.BA.toFixed(1)).join(', ');
+      rows.push(`| ${scenario.name} | ${col('c').mean.toFixed(0)} | ${col('A').mean.toFixed(0)} | ${col('B').mean.toFixed(0)} | ${f(col('BA'))} | ${each} | ${f(col('Ac'))} | ${f(col('Bc'))} |`);
     }
   } finally {
     base.remove();
