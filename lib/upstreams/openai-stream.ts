@@ -1,10 +1,10 @@
 /** Turns OpenAI chat-completion chunks into the Anthropic stream event grammar. */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { GatewayError } from '../errors';
-import { usageText } from '../json-text';
+import { messageText, usageText } from '../json-text';
 import { withRaw } from '../raw-text';
 import { rawEvent } from '../streaming/sse-writer';
-import type { StreamEvent } from '../types';
+import type { MessageResponse, StreamEvent } from '../types';
 import { badUpstreamAnswer } from './errors';
 import { ChunkShape } from './openai-chunk-shape';
 import { chunkError, messageUsage, stopReason, usageFromChat } from './openai-translate';
@@ -116,10 +116,10 @@ export class ChatStreamTranslator {
   private start(events: StreamEvent[]): void {
     if (this.started) return;
     this.started = true;
-    const message = {
+    const message: MessageResponse = {
       id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
       stop_reason: null, stop_sequence: null, usage: messageUsage(undefined),
     };
-    events.push(withRaw({ type: 'message_start', message }, `{"type":"message_start","message":{"id":${JSON.stringify(this.id)},"type":"message","role":"assistant","model":${JSON.stringify(this.model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":${usageText(message.usage)}}}`));
+    events.push(withRaw({ type: 'message_start', message }, `{"type":"message_start","message":${messageText(message)}}`));
   }
 }
