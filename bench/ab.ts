@@ -8,21 +8,26 @@ interface Scenario { name: string; direct: { path: string; body: object }; gatew
 
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 10);
 /**
- * Separate processes per scenario. Each process JIT-compiles its own copies of A and B, and one
- * copy can come out faster for the whole run: two runs of one comparison once gave −14.9 ± 2.3
- * and +8.9 ± 5.3 µs. So the error is taken across processes, not across the rounds of one.
+ * Separate processes per scenario, alternating which copy loads first. Run A/A (one code on both
+ * sides), the copy loaded second was 14–31 µs faster per JSON request in every process, and one
+ * process could be off by tens of µs on streams; so the error is taken across processes, not
+ * across the rounds of one.
  */
 const PROCESSES = Number(process.env.BENCH_AB_PROCESSES ?? 4);
 const PER_ROUND = Number(process.env.BENCH_AB_REQUESTS ?? 1000);
+
+/** Mean of `values` with its standard error. */
+function meanSe(values: readonly number[]): { mean: number; se: number } {
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, values.length - 1));
+  return { mean, se: sd / Math.sqrt(values.length) };
+}
 
 /** Mean of the middle 60% of `values`, with its standard error. */
 function trimmed(values: readonly number[]): { mean: number; se: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const cut = Math.floor(sorted.length * 0.2);
-  const kept = sorted.slice(cut, sorted.length - cut);
-  const mean = kept.reduce((s, v) => s + v, 0) / kept.length;
-  const sd = Math.sqrt(kept.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, kept.length - 1));
-  return { mean, se: sd / Math.sqrt(kept.length) };
+  return meanSe(sorted.slice(cut, sorted.length - cut));
 }
 
 /** Builds `ref` in a temporary git worktree (bench build, as for this tree) and returns its build folder. */
@@ -39,13 +44,6 @@ function buildRef(ref: string, root: string): { build: string; remove(): void } 
     throw err;
   }
   return { build: path.join(dir, '.bench-build'), remove };
-}
-
-/** Mean and standard error of the per-process figures. */
-function across(values: readonly number[]): { mean: number; se: number } {
-  const mean = values.reduce((s, v) => s + v, 0) / values.length;
-  const sd = Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, values.length - 1));
-  return { mean, se: sd / Math.sqrt(values.length) };
 }
 
 function runPair(rootA: string, rootB: string, scenario: Scenario): Promise<Record<'c' | 'A' | 'B', number[]>> {
@@ -80,7 +78,7 @@ export async function abReport(ref: string, scenarios: readonly Scenario[], root
         runs.push({ c: trimmed(cpu.c).mean, A: trimmed(cpu.A).mean, B: trimmed(cpu.B).mean, BA: diff(cpu.B, cpu.A), Ac: diff(cpu.A, cpu.c), Bc: diff(cpu.B, cpu.c) });
         process.stderr.write('.');
       }
-      const col = (k: keyof (typeof runs)[number]): { mean: number; se: number } => across(runs.map((r) => r[k]));
+      const col = (k: keyof (typeof runs)[number]): { mean: number; se: number } => meanSe(runs.map((r) => r[k]));
       const f = ({ mean, se }: { mean: number; se: number }): string => `${mean.toFixed(1)} ± ${se.toFixed(1)}`;
       const each = runs.map((r) => r.BA.toFixed(1)).join(', ');
       rows.push(`| ${scenario.name} | ${col('c').mean.toFixed(0)} | ${col('A').mean.toFixed(0)} | ${col('B').mean.toFixed(0)} | ${f(col('BA'))} | ${each} | ${f(col('Ac'))} | ${f(col('Bc'))} |`);
