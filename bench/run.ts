@@ -15,8 +15,12 @@ import { measureValidation } from './validation';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-/** Length of the uncounted warm-up round's cells, in seconds. */
-const WARM_SECONDS = 2;
+/**
+ * BENCH_WARM_SECONDS: length of the uncounted warm-up round's cells (default 2). A full run loads
+ * every server for about 27 s per scenario before its paired pass; `BENCH_WARM_SECONDS=27` gives
+ * a quick check the same warm-up.
+ */
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 2);
 const schema = `mgw_bench_${randomBytes(4).toString('hex')}`;
 /**
  * BENCH_PAIRED=0 turns off the paired pass. With it (the default), the CPU ratios come from
@@ -199,7 +203,8 @@ async function reportAll(procs: Map<Target, Proc>, table: Record<string, Record<
 
 /** With BENCH_TARGETS: the load table of the chosen targets, CPU against (c). */
 function reportQuick(table: Record<string, Record<string, Row>>): void {
-  const rows = [`${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, ${PAIRED ? 'each target loaded at the same moment as (c)' : 'one target at a time'}. Command: \`BENCH_TARGETS="${process.env.BENCH_TARGETS}" npm run bench\`.`, '',
+  const warm = process.env.BENCH_WARM_SECONDS ? `BENCH_WARM_SECONDS=${WARM_SECONDS} ` : '';
+  const rows = [`${ROUNDS} rounds of ${SECONDS} s after a ${WARM_SECONDS} s warm-up, ${CONNECTIONS} connections, ${PAIRED ? 'each target loaded at the same moment as (c)' : 'one target at a time'}. Command: \`${warm}BENCH_TARGETS="${process.env.BENCH_TARGETS}" npm run bench\`.`, '',
     '| scenario | target | req/s | server CPU µs/req | of which system | CPU vs (c) |', '|---|---|---:|---:|---:|---:|'];
   for (const s of SCENARIOS) {
     for (const t of LOADED) {
