@@ -29,6 +29,9 @@ beforeAll(async () => {
       entry('cohere-status-429', cohereAdapter(opts('cohere'))),
       entry('cohere-status-401', cohereAdapter(opts('cohere'))),
       entry('cohere-bad-index', cohereAdapter(opts('cohere'))),
+      entry('cohere-sorted-tokens', cohereAdapter(opts('cohere'))),
+      entry('cohere-own-text-tokens', cohereAdapter(opts('cohere'))),
+      entry('cohere-own-text-escaped-tokens', cohereAdapter(opts('cohere'))),
     ],
   });
 });
@@ -37,10 +40,10 @@ afterAll(async () => {
   await Promise.all(Object.values(fakes).map((f) => f.close()));
 });
 
-async function rerank(key: string, body: Record<string, unknown>, path = '/v1/rerank'): Promise<{ status: number; body: Record<string, unknown>; text: string; requestId: string }> {
+async function rerank(key: string, body: Record<string, unknown>, path = '/v1/rerank'): Promise<{ status: number; body: Record<string, unknown>; raw: string; text: string; requestId: string }> {
   const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, text: text + JSON.stringify([...res.headers]), requestId: res.headers.get('request-id') as string };
+  return { status: res.status, body: JSON.parse(text) as Record<string, unknown>, raw: text, text: text + JSON.stringify([...res.headers]), requestId: res.headers.get('request-id') as string };
 }
 
 describe.each([
@@ -102,6 +105,47 @@ describe('top_n and return_documents', () => {
     expect(withDocs.body.results).toEqual(ORDER.map((index) => ({ index, relevance_score: score(index), document: { text: DOCS[index] } })));
     const without = await rerank(key, { model: 'jina', query: 'q', documents: DOCS, return_documents: false });
     for (const r of without.body.results as Array<Record<string, unknown>>) expect(r).not.toHaveProperty('document');
+  });
+});
+
+describe("the upstream's own result text", () => {
+  /** The answer for DOCS from the Cohere fake reporting 42 tokens, in the order of the RerankResponse type. */
+  const answer = (id: string, model: string, version = '1'): object => ({
+    id, model, results: ORDER.map((index) => ({ index, relevance_score: score(index) })),
+    usage: { input_tokens: 42, search_units: 1 }, meta: { api_version: { version }, billed_units: { input_tokens: 42, search_units: 1 } },
+  });
+
+  it('a sorted list in the answer shape goes out as its text, the rest as JSON.stringify writes it', async () => {
+    const { key, id } = addCaller(gw.store, { balance: 1000 });
+    const sorted = await rerank(key, { model: 'cohere-sorted-tokens', query: 'q', documents: DOCS });
+    expect(sorted.raw).toBe(JSON.stringify(answer(sorted.requestId, 'cohere-sorted-tokens')));
+    // The fake spells 0.9 as 0.90: only the upstream's own text can carry that spelling.
+    const own = await rerank(key, { model: 'cohere-own-text-tokens', query: 'q', documents: DOCS }, '/v2/rerank');
+    expect(own.raw).toBe(JSON.stringify(answer(own.requestId, 'cohere-own-text-tokens', '2')).replace('"relevance_score":0.9}', '"relevance_score":0.90}'));
+    expect(await logEntry(gw.store, own.requestId)).toMatchObject({ billingStatus: 'billed', charge: 42 });
+    expect(gw.store.getBalance(id)).toBe(1000 - 84);
+  });
+
+  it.each([
+    ['a top_n that cuts the list', { top_n: 2 }, 'cohere-own-text-tokens', (r: number[]) => r.slice(0, 2)],
+    ['return_documents', { return_documents: true }, 'cohere-own-text-tokens', (r: number[]) => r],
+    ['an escaped character anywhere in the body', {}, 'cohere-own-text-escaped-tokens', (r: number[]) => r],
+  ])('%s: the list is built and serialised anew', async (_, extra, model, order) => {
+    const { key } = addCaller(gw.store);
+    const res = await rerank(key, { model, query: 'q', documents: DOCS, ...extra });
+    expect(res.status).toBe(200);
+    expect(res.raw).not.toContain('0.90');
+    expect(res.body.results).toEqual(order(ORDER).map((index) => ({
+      index, relevance_score: score(index), ...('return_documents' in extra ? { document: { text: DOCS[index] } } : {}),
+    })));
+  });
+
+  it('the cohere-ai v2 client reads the forwarded text', async () => {
+    const { key } = addCaller(gw.store);
+    const v2 = new CohereClientV2({ token: key, environment: gw.url, maxRetries: 0 } as never);
+    const r = await v2.rerank({ model: 'cohere-own-text-tokens', query: 'q', documents: DOCS });
+    expect(r.results.map((x) => [x.index, x.relevanceScore])).toEqual(ORDER.map((i) => [i, score(i)]));
+    expect(r.meta?.billedUnits?.inputTokens).toBe(42);
   });
 });
 

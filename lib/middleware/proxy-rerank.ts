@@ -1,5 +1,6 @@
 /** proxyRerank(): ranks documents through the model's rerank adapter and answers in one shape for every provider. */
-import { sendJson } from '../send-json';
+import { rawText } from '../raw-text';
+import { sendJson, sendJsonText } from '../send-json';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
@@ -17,24 +18,42 @@ export interface RerankResponse {
   meta: { api_version: { version: string }; billed_units: { input_tokens?: number; search_units?: number } };
 }
 
+/** Highest relevance first; equal scores in index order. */
+const byRank = (a: RerankResult, b: RerankResult): number => b.relevance_score - a.relevance_score || a.index - b.index;
+
 /**
  * Sorts the adapter's results by relevance (highest first), checks every index, keeps the top
  * `top_n` (all documents when `top_n` is absent or larger than their number), and adds
  * `document: {text}` from the caller's own documents only when `return_documents` is true.
+ * A list marked with its upstream text (a built-in adapter's, already in this shape) that needs
+ * none of that is returned as it is, so the answer can carry that text.
  */
 export function shapeResults(results: RerankResult[], request: RerankRequest, name: string): RerankResult[] {
   if (!Array.isArray(results)) throw badUpstreamAnswer(`upstream ${name} returned no result list`);
   const count = request.documents.length;
-  const ranked = results.map((r) => {
+  let ordered = true;
+  let previous: RerankResult | undefined;
+  for (const r of results) {
     if (!Number.isInteger(r?.index) || r.index < 0 || r.index >= count || typeof r.relevance_score !== 'number' || !Number.isFinite(r.relevance_score)) {
       throw badUpstreamAnswer(`upstream ${name} returned an invalid result: ${JSON.stringify(r).slice(0, 500)}`);
     }
+    if (previous !== undefined && byRank(previous, r) > 0) ordered = false;
+    previous = r;
+  }
+  const cut = request.top_n !== undefined && request.top_n < results.length;
+  if (ordered && !cut && request.return_documents !== true && rawText(results) !== undefined) return results;
+  const ranked = results.map((r) => {
     const out: RerankResult = { index: r.index, relevance_score: r.relevance_score };
     if (request.return_documents === true) out.document = { text: request.documents[r.index] as string };
     return out;
   });
-  ranked.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
-  return request.top_n === undefined ? ranked : ranked.slice(0, request.top_n);
+  ranked.sort(byRank);
+  return cut ? ranked.slice(0, request.top_n) : ranked;
+}
+
+/** The answer's JSON, its `results` the upstream's own text: no copy, sort or serialisation of 100 scores. */
+function answerText(r: RerankResponse, results: string): string {
+  return `{"id":${JSON.stringify(r.id)},"model":${JSON.stringify(r.model)},"results":${results},"usage":${JSON.stringify(r.usage)},"meta":${JSON.stringify(r.meta)}}`;
 }
 
 /** Needs `resolveModel({capability: 'rerank'})` before it; serves `/v1/rerank` and `/v2/rerank` alike. */
@@ -61,7 +80,9 @@ export function proxyRerank(): RequestHandler {
         usage: { input_tokens: tokens, search_units: units },
         meta: { api_version: { version }, billed_units: billed },
       };
-      sendJson(res, response);
+      const text = rawText(results);
+      if (text === undefined) sendJson(res, response);
+      else sendJsonText(res, answerText(response, text));
     });
   };
 }

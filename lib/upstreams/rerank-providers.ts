@@ -21,7 +21,7 @@ export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
   const version = options.apiVersion ?? 'v2';
   if (version !== 'v1' && version !== 'v2') throw new TypeError('cohere adapter: option "apiVersion" must be "v1" or "v2".');
   return createRerankAdapter(options, {
-    name: 'cohere', path: `/${version}/rerank`, auth: bearer,
+    name: 'cohere', path: `/${version}/rerank`, auth: bearer, resultsKey: 'results',
     body: (r) => ({
       model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_n'),
       ...(version === 'v1' ? { return_documents: false } : {}),
@@ -48,7 +48,7 @@ const totalTokens = (body: unknown): UsageFigures => {
 /** Jina rerank (`/v1/rerank`); usage from `usage.total_tokens`. */
 export function jinaAdapter(options: HttpAdapterOptions): RerankAdapter {
   return createRerankAdapter(options, {
-    name: 'jina', path: '/v1/rerank', auth: bearer,
+    name: 'jina', path: '/v1/rerank', auth: bearer, resultsKey: 'results',
     body: (r) => ({ model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_n'), return_documents: false }),
     parse: (body) => ({ results: obj(body).results, usage: totalTokens(body) }),
   });
@@ -57,7 +57,7 @@ export function jinaAdapter(options: HttpAdapterOptions): RerankAdapter {
 /** Voyage rerank (`/v1/rerank`): `top_k`, results under `data`; usage from `usage.total_tokens`. */
 export function voyageAdapter(options: HttpAdapterOptions): RerankAdapter {
   return createRerankAdapter(options, {
-    name: 'voyage', path: '/v1/rerank', auth: bearer,
+    name: 'voyage', path: '/v1/rerank', auth: bearer, resultsKey: 'data',
     body: (r) => ({ model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_k'), return_documents: false }),
     parse: (body) => ({ results: obj(body).data, usage: totalTokens(body) }),
   });
