@@ -51,9 +51,18 @@ export function shapeResults(results: RerankResult[], request: RerankRequest, na
   return cut ? ranked.slice(0, request.top_n) : ranked;
 }
 
-/** The answer's JSON, its `results` the upstream's own text: no copy, sort or serialisation of 100 scores. */
+const EMPTY_RESULTS = '"results":[]';
+
+/**
+ * The answer's JSON with `results` spliced in as the upstream's own text: no copy, sort or
+ * serialisation of 100 scores. The rest is JSON.stringify's, so the answer keeps one shape
+ * whichever way it is written. JSON.stringify escapes every quote inside a string, so the
+ * first `"results":[]` is the member itself.
+ */
 function answerText(r: RerankResponse, results: string): string {
-  return `{"id":${JSON.stringify(r.id)},"model":${JSON.stringify(r.model)},"results":${results},"usage":${JSON.stringify(r.usage)},"meta":${JSON.stringify(r.meta)}}`;
+  const json = JSON.stringify({ ...r, results: [] });
+  const at = json.indexOf(EMPTY_RESULTS) + EMPTY_RESULTS.length - 2;
+  return json.slice(0, at) + results + json.slice(at + 2);
 }
 
 /** Needs `resolveModel({capability: 'rerank'})` before it; serves `/v1/rerank` and `/v2/rerank` alike. */
