@@ -123,7 +123,7 @@ async function loadRuns(procs: Map<Target, Proc>, mode: 'sequential' | 'paired')
   };
   // Paired: each proxy's pairs form one block with its own uncounted warm-up round, so no server
   // under test idles between its cells. Interleaved (its pairs spread among the others', as until
-  // this round), a proxy idled about 2/3 of the pass while (c) never did, and what it did while
+  // the eighth round), a proxy idled about 2/3 of the pass while (c) never did, and what it did while
   // idle (V8's idle-time GC, the likely part) was never counted: the gateway's streams and rerank
   // measured 1.19-1.25 x (c) interleaved and 1.31-1.34 x in a quick check minutes later. Each ratio is still taken
   // against (c) loaded at the same moment, so the machine's drift cancels as before.
