@@ -23,8 +23,8 @@ async function main(): Promise<void> {
     models.push({ id: env('RERANK_MODEL', 'cohere-tokens'), capability: 'rerank', upstream: cohere, pricing: { input: 1_000_000 } });
   }
   const gateway = createGatewayRouter({
-    store, models, holdTtlMs: Number(env('HOLD_TTL_MS', '900000')),
-    limits: { redis, keyPrefix: env('LIMITS_PREFIX', 'mgw'), windowSec: Number(env('LIMITS_WINDOW_SEC', '60')) },
+    store, models, holdLeaseMs: Number(env('HOLD_LEASE_MS', '60000')),
+    limits: { redis, keyPrefix: env('LIMITS_PREFIX', 'mgw'), windowSec: Number(env('LIMITS_WINDOW_SEC', '60')), slotLeaseMs: Number(env('SLOT_LEASE_MS', '60000')) },
   });
   const app = express();
   app.use(gateway);

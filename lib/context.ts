@@ -39,6 +39,8 @@ export interface GatewayContext {
   answered?: boolean;
   /** The billingHook() that settles this request (the first one met); later ones stand aside. */
   settledBy?: object;
+  /** Set once the request's settlement was written (or set aside): its hold and slots need no more renewal. */
+  settled: boolean;
   /** The gracefulShutdown() gate that counts this request (the first one met); later ones stand aside. */
   gatedBy?: object;
   /** Where that gate keeps this request's response. */
@@ -72,7 +74,7 @@ export function createContext(requestId: string, endpoint: string): GatewayConte
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
-    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
+    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     finalizers: [], closeHooks: [],
   };
 }
@@ -94,6 +96,14 @@ export function responseClosed(this: Response): void {
   if (!ctx) return;
   ctx.closed = true;
   for (const hook of ctx.closeHooks) hook(ctx, this);
+}
+
+/**
+ * Whether a request needs nothing more kept alive for it: settled, or (with no billingHook()
+ * to settle it) closed with its upstream call over.
+ */
+export function requestOver(ctx: GatewayContext): boolean {
+  return ctx.settled || (ctx.settledBy === undefined && ctx.closed && ctx.work === undefined);
 }
 
 /**

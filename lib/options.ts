@@ -8,6 +8,7 @@ import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';
 import type { GatewayStore } from './stores/types';
 import type { ModelEntry } from './types';
+import { DEFAULT_LEASE_MS } from './leases';
 
 /** Options of createGatewayRouter(). */
 export interface GatewayOptions {
@@ -21,8 +22,8 @@ export interface GatewayOptions {
   bodyLimit?: number | string;
   /** Per-caller limits and their backend. Default: unlimited, in memory. */
   limits?: LimitsOptions;
-  /** Lifetime of a balance hold whose request never settles, in ms. Default: 900000. */
-  holdTtlMs?: number;
+  /** Lease of a balance hold, renewed while its request lives; a dead instance's holds come back after it (ms). Default: 60000. */
+  holdLeaseMs?: number;
   /** Admission estimate (never billed). Default: defaultEstimator. */
   estimator?: Estimator;
   /** Observes every settled request. Default: none. */
@@ -46,7 +47,7 @@ export interface ResolvedConfig {
   readonly versions: readonly string[];
   readonly bodyLimit: number | string;
   readonly limits: Readonly<LimitsOptions>;
-  readonly holdTtlMs: number;
+  readonly holdLeaseMs: number;
   readonly estimator: Estimator | undefined;
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
   readonly rerank: Readonly<RerankBounds>;
@@ -56,7 +57,7 @@ export interface ResolvedConfig {
   readonly writer: DurableWriter;
 }
 
-const STORE_METHODS = ['findCaller', 'reserve', 'settle', 'release', 'appendLog'] as const;
+const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
 
 /** Checks and freezes the options; the caller's object is never modified. */
 export function resolveOptions(options: GatewayOptions): ResolvedConfig {
@@ -79,7 +80,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     versions: Object.freeze([...(options.versions ?? DEFAULT_VERSIONS)]),
     bodyLimit: options.bodyLimit ?? '32mb',
     limits: Object.freeze({ ...options.limits, estimator: options.limits?.estimator ?? options.estimator }),
-    holdTtlMs: options.holdTtlMs ?? 900_000,
+    holdLeaseMs: options.holdLeaseMs ?? DEFAULT_LEASE_MS,
     estimator: options.estimator,
     onSettled: options.onSettled,
     rerank: Object.freeze({ ...options.rerank }),

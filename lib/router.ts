@@ -65,7 +65,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
   const admission = [
     limits(config.limits),
-    reserve({ store, holdTtlMs: config.holdTtlMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) }),
+    reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) }),
   ];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per

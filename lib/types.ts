@@ -31,9 +31,10 @@ export interface Caller {
  * - `confirmed`: the upstream reported the final usage of the whole request;
  * - `partial`: a stream ended before the final usage; only the figures reported so far are known;
  * - `units_only`: the upstream reported only non-token units (e.g. Cohere `search_units`);
- * - `none`: the upstream reported nothing (e.g. TEI, or a failure before any usage).
+ * - `none`: the upstream reported nothing (e.g. TEI, or a failure before any usage);
+ * - `implausible`: a figure beyond any real request (over 10^9, or output over `max_tokens`), kept as observed.
  */
-export type UsageProvenance = 'confirmed' | 'partial' | 'units_only' | 'none';
+export type UsageProvenance = 'confirmed' | 'partial' | 'units_only' | 'none' | 'implausible';
 
 /** Usage in the gateway's own shape. Token figures are only ever what the upstream reported. */
 export interface Usage {

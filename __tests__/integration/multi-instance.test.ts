@@ -27,7 +27,7 @@ function startInstance(): Promise<{ child: ChildProcess; url: string }> {
     cwd: root,
     env: {
       ...process.env, DATABASE_URL: PG_URL, REDIS_URL, GATEWAY_SCHEMA: schema, LIMITS_PREFIX: prefix, PORT: '0',
-      ANTHROPIC_BASE_URL: anthropic.url, COHERE_BASE_URL: cohere.url, HOLD_TTL_MS: '2000', SWEEP_INTERVAL_MS: '300',
+      ANTHROPIC_BASE_URL: anthropic.url, COHERE_BASE_URL: cohere.url, HOLD_LEASE_MS: '2000', SWEEP_INTERVAL_MS: '300',
       LLM_MODELS: 'claude-json,claude-stream,claude-stall-midstream',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -135,7 +135,7 @@ it('SIGKILL mid-stream: holds expire and are released, settled work stays, the o
   a.child.kill('SIGKILL');
   await new Promise((r) => a.child.once('exit', r));
   expect((await send(b.url, key, 'json')).status).toBe(200);
-  await sleep(2600); // hold TTL 2000 ms + sweep every 300 ms on the surviving instance
+  await sleep(2600); // hold lease 2000 ms + sweep every 300 ms on the surviving instance
   const account = await store.getAccount(id);
   expect(account.held).toBe(0);
   expect(account.balance).toBe(start - 3 * 55);

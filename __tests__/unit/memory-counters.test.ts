@@ -1,5 +1,6 @@
 /** In-process limit counters: fixed windows that forget refused points, and slots with no expiry. */
-import { SlotCounter, WindowCounter } from '../../lib/limits/memory-counters';
+import { WindowCounter } from '../../lib/limits/memory-counters';
+import { MemorySlots } from '../../lib/limits/slots';
 
 afterEach(() => jest.useRealTimers());
 
@@ -37,15 +38,17 @@ it('ended windows are dropped once many keys have come and gone', () => {
   expect(size).toBeLessThan(5000 + 2048);
 });
 
-it('slots: taken while free, refused without counting, given back when a request ends', () => {
-  const slots = new SlotCounter(2);
-  expect([slots.take('a', 1).ok, slots.take('a', 1).ok]).toEqual([true, true]);
-  expect(slots.take('a', 1)).toEqual({ ok: false, retryMs: 1000 });
-  expect(slots.take('a', 1).ok).toBe(false);
-  slots.give('a', 1);
-  expect(slots.take('a', 1).ok).toBe(true);
-  slots.give('a', 1);
-  slots.give('a', 1);
-  slots.give('a', 1); // one too many never makes room for a third
-  expect([slots.take('a', 1).ok, slots.take('a', 1).ok, slots.take('a', 1).ok]).toEqual([true, true, false]);
+it('slots: one per request, taken while free, refused without counting, given back once', () => {
+  const slots = new MemorySlots();
+  const slot = (id: string) => ({ key: 'a', id });
+  expect([slots.take(slot('r1'), 2).ok, slots.take(slot('r2'), 2).ok]).toEqual([true, true]);
+  expect(slots.take(slot('r3'), 2)).toEqual({ ok: false, retryMs: 1000 });
+  expect(slots.take(slot('r1'), 2).ok).toBe(true); // a request that holds a slot keeps it, no second one
+  slots.give(slot('r1'));
+  expect(slots.take(slot('r3'), 2).ok).toBe(true);
+  slots.give(slot('r3'));
+  slots.give(slot('r3'));
+  slots.give(slot('r3')); // a slot given back twice never makes room for a third
+  expect(slots.count('a')).toBe(1);
+  expect([slots.take(slot('r4'), 2).ok, slots.take(slot('r5'), 2).ok]).toEqual([true, false]);
 });

@@ -10,7 +10,7 @@ const build = (options: Partial<GatewayOptions>) => () => createGatewayRouter({ 
 describe('createGatewayRouter options', () => {
   it.each<[string, Partial<GatewayOptions>, RegExp]>([
     ['no store', { store: undefined as never }, /option "store" must implement findCaller, reserve, settle, release, appendLog/],
-    ['store missing a method', { store: { findCaller: () => undefined } as never }, /must implement reserve, settle, release, appendLog/],
+    ['store missing a method', { store: { findCaller: () => undefined } as never }, /must implement reserve, renewHolds, settle, release, appendLog/],
     ['no models', { models: undefined as never }, /option "models" must be a non-empty array/],
     ['empty models', { models: [] }, /must list at least one model/],
     ['unpriced model', { models: [model({ pricing: undefined })] }, /models\[0\]: "m" has no "pricing"; set pricing .* or mark it \{ free: true \}/],
@@ -22,7 +22,9 @@ describe('createGatewayRouter options', () => {
     ['bad onSettled', { onSettled: 5 as never }, /option "onSettled" must be a function/],
     ['bad version list', { versions: ['june'] }, /option "versions" must be a non-empty list of dates/],
     ['bad limits', { limits: { defaults: { rpm: -1 } } }, /option "defaults.rpm" must be a non-negative integer/],
-    ['bad hold ttl', { holdTtlMs: 0 }, /option "holdTtlMs" must be a positive integer/],
+    ['bad hold lease', { holdLeaseMs: 0 }, /option "leaseMs" must be an integer of at least 100 ms/],
+    ['bad slot lease', { limits: { slotLeaseMs: 10 } }, /option "slotLeaseMs" must be an integer of at least 100 ms/],
+    ['a redis that is not a client', { limits: { redis: {} } }, /option "redis" must be an ioredis client/],
     ['bad rerank bound', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
   ])('fails at construction on %s', (_name, options, message) => {
     expect(build(options)).toThrow(message);

@@ -1,5 +1,15 @@
-/** Retries store writes (settle, log) with backoff so a brief store outage loses nothing while the process lives. */
+/** Retries store writes (settle, log) with backoff, so a store outage loses nothing; a write still refused after its attempts is set aside. */
 import { withTimeout } from '../timeout';
+
+/** A write given up on: what it was for, the record, and the last error. */
+export interface SetAsideWrite {
+  /** What the write stored, e.g. "settle" or "log". */
+  kind: string;
+  requestId: string;
+  /** The record the store refused (a Settlement or a RequestLogEntry). */
+  record: unknown;
+  error: unknown;
+}
 
 /** Options of a DurableWriter. */
 export interface DurableWriterOptions {
@@ -9,8 +19,15 @@ export interface DurableWriterOptions {
   maxDelayMs?: number;
   /** A write that takes longer than this is treated as failed and tried again (writes are idempotent). Default: 10000. */
   attemptTimeoutMs?: number;
+  /**
+   * Attempts before a write is set aside (with the defaults, about two minutes of retries: a
+   * database restart or failover is waited out). Default: 30.
+   */
+  maxAttempts?: number;
   /** Called on every failed attempt (for the host's own alerting). Default: none. */
   onError?: (err: unknown, attempt: number) => void;
+  /** Receives each write set aside, with its whole record, so an operator can replay it. Default: one line on stderr. */
+  onSetAside?: (write: SetAsideWrite) => void;
 }
 
 /** Calls `write` once: its result, or a rejected promise when it threw. */
@@ -22,17 +39,26 @@ function attempt(write: () => unknown): unknown {
   }
 }
 
-/** Runs writes until they succeed; `flush()` waits for every pending write. */
+const reportToStderr = (write: SetAsideWrite): void => {
+  console.error(`model-gateway: ${write.kind} of ${write.requestId} set aside after repeated failures (${String(write.error)}): ${JSON.stringify(write.record)}`);
+};
+
+/** Runs writes until they succeed or run out of attempts; `flush()` waits for every pending write. */
 export class DurableWriter {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly pending = new Set<Promise<unknown>>();
   private readonly base: number;
   private readonly max: number;
   private readonly timeout: number;
+  private readonly attempts: number;
+  private readonly onSetAside: (write: SetAsideWrite) => void;
 
   constructor(private readonly options: DurableWriterOptions = {}) {
     this.base = options.baseDelayMs ?? 50;
     this.max = options.maxDelayMs ?? 5000;
     this.timeout = options.attemptTimeoutMs ?? 10_000;
+    this.attempts = options.maxAttempts ?? 30;
+    this.onSetAside = options.onSetAside ?? reportToStderr;
+    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new TypeError('option "writes.maxAttempts" must be a positive integer.');
   }
 
   /** Number of writes not yet done. */
@@ -41,25 +67,34 @@ export class DurableWriter {
   }
 
   /**
-   * Runs `write` now and again after each failure, until it succeeds. Returns undefined when a
-   * synchronous write succeeded at once, else a promise of the eventual success.
+   * Runs `write` now and again after each failure, until it succeeds or `maxAttempts` failed
+   * (then `what` is set aside). Returns undefined when a synchronous write succeeded at once,
+   * else a promise of whether it was stored (false: set aside).
    */
-  run(write: () => unknown): Promise<void> | undefined {
+  run(write: () => unknown, what: Omit<SetAsideWrite, 'error'>): Promise<boolean> | undefined {
     const first = attempt(write);
     if (!(first instanceof Promise)) return undefined; // a synchronous store that succeeded: no timer, no tracking
-    const promise = this.retry(write, first).finally(() => this.pending.delete(promise));
+    const promise = this.retry(write, first, what).finally(() => this.pending.delete(promise));
     this.pending.add(promise);
     return promise;
   }
 
-  private async retry(write: () => unknown, first: Promise<unknown>): Promise<void> {
+  private async retry(write: () => unknown, first: Promise<unknown>, what: Omit<SetAsideWrite, 'error'>): Promise<boolean> {
     let out = first;
     for (let n = 1; ; n++) {
       try {
         await withTimeout(out, this.timeout, 'store write');
-        return;
+        return true;
       } catch (err) {
         this.options.onError?.(err, n);
+        if (n >= this.attempts) {
+          try {
+            this.onSetAside({ ...what, error: err });
+          } catch {
+            // a hook that throws changes nothing
+          }
+          return false;
+        }
         await new Promise((r) => setTimeout(r, Math.min(this.max, this.base * 2 ** (n - 1))));
       }
       out = Promise.resolve(attempt(write));
@@ -72,7 +107,7 @@ export class DurableWriter {
     this.pending.add(promise);
   }
 
-  /** Resolves when every write started so far has succeeded. */
+  /** Resolves when every write started so far has succeeded or been set aside. */
   async flush(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }

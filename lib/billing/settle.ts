@@ -19,8 +19,8 @@ export interface BillingDecision {
  * - `confirmed` usage: billed at the model's price (0 for a free model);
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
- * - `units_only` (search units), or no usage although the upstream answered (a successful
- *   answer, or a stream that had started): charged 0, needs_review;
+ * - `units_only` (search units), `implausible` figures, or no usage although the upstream
+ *   answered (a successful answer, or a stream that had started): charged 0, needs_review;
  * - no usage and no answer (refused or failed before the upstream answered): not billed.
  * The admission estimate never enters this function.
  */
@@ -33,6 +33,7 @@ export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision
     case 'partial':
       return { usage, charge: chargeFor(usage, price), billingStatus: 'needs_review' };
     case 'units_only':
+    case 'implausible':
       return { usage, charge: 0, billingStatus: 'needs_review' };
     default: {
       const answered = succeeded || ctx.ttfbMs !== undefined;

@@ -1,14 +1,16 @@
-/** The counters of each limit kind and size: in this process, or in Redis (rate-limiter-flexible). */
+/** The counters behind each limit: in this process, or in Redis (shared by every instance). */
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { DEFAULT_LEASE_MS } from '../leases';
 import { LibraryCounter, type Counter } from './counter';
-import { SlotCounter, WindowCounter } from './memory-counters';
+import { WindowCounter } from './memory-counters';
+import { MemorySlots, RedisSlots, type RedisEval, type Slots } from './slots';
 
 /** The three limits a caller has. */
 export type LimitKind = 'rpm' | 'tpm' | 'concurrency';
 
 /** Where counters live. */
 export interface LimiterBackendOptions {
-  /** An ioredis (or node-redis) client: counters are shared by every instance using it. Default: in-process memory. */
+  /** An ioredis client: counters are shared by every instance using it. Default: in-process memory. */
   redis?: unknown;
   /**
    * Prefix of every counter key. Every limits() with the same prefix shares its counters: in
@@ -17,48 +19,63 @@ export interface LimiterBackendOptions {
   keyPrefix?: string;
   /** Length of the rpm and tpm window, in seconds. Default: 60. */
   windowSec?: number;
-  /** Redis only: seconds a concurrency slot lives if its request never finishes (a crashed instance). Default: 900. */
-  concurrencyTtlSec?: number;
+  /**
+   * Redis only: the lease of a concurrency slot, in ms. A request in flight renews it every
+   * quarter lease; a slot whose instance died (or whose give-back failed) frees after it. Default: 60000.
+   */
+  slotLeaseMs?: number;
 }
 
-type Pool = Map<string, Counter>;
-const memoryPools = new Map<string, Pool>();
-const redisPools = new WeakMap<object, Map<string, Pool>>();
+/** The counters of one backend and prefix. */
+export interface LimiterPool {
+  /** The rpm or tpm counter of a given limit. */
+  window(kind: 'rpm' | 'tpm', limit: number): Counter;
+  /** The concurrency slots. */
+  readonly slots: Slots;
+  /** The slots' lease, in ms. */
+  readonly slotLeaseMs: number;
+}
 
-function poolFor(redis: unknown, prefix: string): Pool {
-  const byPrefix = redis ? (redisPools.get(redis as object) ?? new Map<string, Pool>()) : memoryPools;
-  if (redis) redisPools.set(redis as object, byPrefix);
-  let pool = byPrefix.get(prefix);
-  if (!pool) byPrefix.set(prefix, (pool = new Map()));
-  return pool;
+type Pools = Map<string, LimiterPool>;
+const memoryPools: Pools = new Map();
+const redisPools = new WeakMap<object, Pools>();
+
+function isRedis(value: unknown): value is RedisEval {
+  return typeof (value as { eval?: unknown } | null)?.eval === 'function';
 }
 
 /**
- * Returns the counter for a kind and a limit, created once per backend and prefix. rpm and tpm
- * count in `windowSec` windows; concurrency counts requests in flight, whose slots are given
- * back when they end (in Redis they also expire after `concurrencyTtlSec`, for a crashed instance).
+ * The pool for a backend and prefix, created once and shared by every limits() that names them.
+ * rpm and tpm count in `windowSec` windows; concurrency counts requests in flight.
  */
-export function limiterPool(options: LimiterBackendOptions): (kind: LimitKind, points: number) => Counter {
+export function limiterPool(options: LimiterBackendOptions): LimiterPool {
   const prefix = options.keyPrefix ?? 'mgw';
-  const ttl = options.concurrencyTtlSec ?? 900;
   const window = options.windowSec ?? 60;
-  for (const [name, value] of [['windowSec', window], ['concurrencyTtlSec', ttl]] as const) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`limits: option "${name}" must be a positive integer of seconds.`);
-  }
-  const pool = poolFor(options.redis, prefix);
-  return (kind, points) => {
-    const duration = kind === 'concurrency' ? ttl : window;
-    const key = `${kind}:${points}:${duration}`;
-    let counter = pool.get(key);
-    if (!counter) {
-      if (options.redis) {
-        const settings = { keyPrefix: `${prefix}:${key}`, points, duration, storeClient: options.redis, rejectIfRedisNotReady: true };
-        counter = new LibraryCounter(new RateLimiterRedis(settings));
-      } else {
-        counter = kind === 'concurrency' ? new SlotCounter(points) : new WindowCounter(points, duration * 1000);
+  const slotLeaseMs = options.slotLeaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isSafeInteger(window) || window <= 0) throw new TypeError('limits: option "windowSec" must be a positive integer of seconds.');
+  if (!Number.isSafeInteger(slotLeaseMs) || slotLeaseMs < 100) throw new TypeError('limits: option "slotLeaseMs" must be an integer of at least 100 ms.');
+  const redis = options.redis;
+  if (redis !== undefined && !isRedis(redis)) throw new TypeError('limits: option "redis" must be an ioredis client, e.g. new Redis(url).');
+  const byPrefix = redis ? (redisPools.get(redis) ?? new Map<string, LimiterPool>()) : memoryPools;
+  if (redis) redisPools.set(redis, byPrefix);
+  const known = byPrefix.get(`${prefix}:${slotLeaseMs}`);
+  if (known) return known;
+  const counters = new Map<string, Counter>();
+  const pool: LimiterPool = Object.freeze({
+    slotLeaseMs,
+    slots: redis ? new RedisSlots(redis, prefix, slotLeaseMs) : new MemorySlots(),
+    window(kind: 'rpm' | 'tpm', limit: number): Counter {
+      const key = `${kind}:${limit}:${window}`;
+      let counter = counters.get(key);
+      if (!counter) {
+        counter = redis
+          ? new LibraryCounter(new RateLimiterRedis({ keyPrefix: `${prefix}:${key}`, points: limit, duration: window, storeClient: redis, rejectIfRedisNotReady: true }))
+          : new WindowCounter(limit, window * 1000);
+        counters.set(key, counter);
       }
-      pool.set(key, counter);
-    }
-    return counter;
-  };
+      return counter;
+    },
+  });
+  byPrefix.set(`${prefix}:${slotLeaseMs}`, pool);
+  return pool;
 }

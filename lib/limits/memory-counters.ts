@@ -1,4 +1,4 @@
-/** In-process limit counters that answer at once: fixed windows for rpm and tpm, a plain count for concurrency. */
+/** In-process limit counters that answer at once: fixed windows for rpm and tpm. */
 import { ADMITTED, type Counter, type Taken } from './counter';
 
 interface Window {
@@ -50,32 +50,5 @@ export class WindowCounter implements Counter {
     const window = { used: 0, endsAt: now + this.durationMs };
     this.windows.set(key, window);
     return window;
-  }
-}
-
-/**
- * Requests in flight per key. In one process no slot can outlive its process, so unlike the
- * Redis counter it needs no expiry: every slot taken is given back by billingHook().
- */
-export class SlotCounter implements Counter {
-  private readonly inFlight = new Map<string, number>();
-
-  constructor(private readonly limit: number) {}
-
-  take(key: string, points: number): Taken {
-    const used = this.inFlight.get(key) ?? 0;
-    if (used + points > this.limit) return { ok: false, retryMs: 1000 };
-    this.inFlight.set(key, used + points);
-    return ADMITTED;
-  }
-
-  give(key: string, points: number): void {
-    const left = (this.inFlight.get(key) ?? 0) - points;
-    if (left > 0) this.inFlight.set(key, left);
-    else this.inFlight.delete(key);
-  }
-
-  add(key: string, points: number): void {
-    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + points);
   }
 }

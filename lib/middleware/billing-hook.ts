@@ -36,7 +36,7 @@ type Resolved = Required<Pick<BillingHookOptions, 'store' | 'writer'>> & Billing
  * Decides, settles and logs a request whose upstream call is over. Returns a promise only while
  * a write is still under way: with a synchronous store (MemoryStore) it all happens at once.
  */
-function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promise<void> | undefined {
+function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promise<unknown> | undefined {
   const status = finalStatus(res);
   if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
   const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
@@ -52,9 +52,13 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
     }
   }
   const entry = logEntryOf(ctx, status, decision);
+  const requestId = ctx.requestId;
   // Written after the settlement, so a log line always describes money that has moved.
-  const log = (): Promise<void> | undefined => options.writer.run(() => options.store.appendLog(entry));
-  if (!decision) return log();
+  const log = (): Promise<unknown> | undefined => options.writer.run(() => options.store.appendLog(entry), { kind: 'log', requestId, record: entry });
+  if (!decision) {
+    ctx.settled = true;
+    return log();
+  }
   const settlement = settlementOf(ctx, decision);
   const notify = (): void => {
     if (options.onSettled) {
@@ -63,19 +67,22 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
       });
     }
   };
-  const settled = options.writer.run(() => options.store.settle(settlement));
+  const settled = options.writer.run(() => options.store.settle(settlement), { kind: 'settle', requestId, record: settlement });
   if (!settled) {
+    ctx.settled = true;
     notify();
     return log();
   }
-  return settled.then(() => {
-    notify();
+  return settled.then((stored) => {
+    ctx.settled = true;
+    if (stored) notify();
+    else Object.assign(entry, { charge: 0, billingStatus: 'needs_review', detail: `${entry.detail ?? ''}${entry.detail ? '; ' : ''}settlement set aside: the store refused it` });
     return log();
   });
 }
 
 /** conclude(), with anything it throws turned into a rejection (it runs inside a `close` listener). */
-function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved): Promise<void> | undefined {
+function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved): Promise<unknown> | undefined {
   try {
     return conclude(ctx, res, options);
   } catch (err) {

@@ -1,10 +1,12 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
-import { gatewayContext, type GatewayContext } from '../context';
+import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
+import { LeaseKeeper } from '../leases';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
+import type { Slot, Slots } from '../limits/slots';
 import type { Caller, LimitSettings } from '../types';
 
 /** Options of limits(). */
@@ -24,11 +26,10 @@ const refused = (kind: LimitKind, retryMs: number): GatewayError => {
 const unavailable = (err: unknown): GatewayError =>
   new GatewayError('api_error', 'Rate limiting is unavailable; retry later.', { detail: `limits backend: ${String(err)}` });
 
-/** One limit of a caller: its kind and counter, in the order they are taken (rpm, concurrency, tpm). */
-interface Step {
-  readonly kind: LimitKind;
-  readonly counter: Counter;
-}
+/** One limit of a caller, in the order they are taken (rpm, concurrency, tpm). */
+type Step =
+  | { readonly kind: 'rpm' | 'tpm'; readonly counter: Counter }
+  | { readonly kind: 'concurrency'; readonly limit: number };
 
 /** A caller's limits, resolved from its own and the defaults. */
 interface Plan {
@@ -41,60 +42,112 @@ interface Plan {
 /** Callers whose plans are remembered (by caller object, the last one seen per id); then it starts afresh. */
 const PLAN_CACHE_SIZE = 10_000;
 
-/** What one step gives back once its request is over: the slot, or the tpm estimate corrected to the confirmed usage. */
-function correction(ctx: GatewayContext, step: Step, id: string, tokens: number): unknown {
-  if (step.kind === 'concurrency') return step.counter.give(id, 1);
-  if (step.kind !== 'tpm') return undefined;
-  const usage = ctx.usage.snapshot();
-  if (usage.provenance !== 'confirmed' && usage.provenance !== 'partial') return undefined;
-  const actual = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
-  return actual < tokens ? step.counter.give(id, tokens - actual) : actual > tokens ? step.counter.add(id, actual - tokens) : undefined;
-}
-
-/** The corrections of every step: a promise only while a counter (Redis) is still answering. */
-function corrections(ctx: GatewayContext, steps: readonly Step[], id: string, tokens: number): Promise<unknown> | undefined {
-  let pending: Array<Promise<unknown>> | undefined;
-  for (const step of steps) {
-    const out = correction(ctx, step, id, tokens);
-    if (out instanceof Promise) (pending ??= []).push(out);
-  }
-  return pending && Promise.all(pending);
+/** A request's slot, kept in its context's lease while it is in flight. */
+interface HeldSlot extends Slot {
+  readonly ctx: GatewayContext;
 }
 
 /**
  * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
- * slots back and correct tpm; without it a slot is never given back). Counts tokens at admission
- * from the estimate and corrects the count when the request settles (with the confirmed usage).
- * Exceeded: 429 `rate_limit_error` with `retry-after`; refused requests count against nothing.
- * A counter backend that fails refuses the request (fails closed) with 500 `api_error`. In-process
- * counters answer at once, so admission takes no promise; Redis counters are awaited.
+ * slots back and correct tpm; without it a slot is given back only when its lease lapses, in
+ * Redis). Counts tokens at admission from the estimate and corrects the count when the request
+ * settles (with the confirmed usage). Exceeded: 429 `rate_limit_error` with `retry-after`;
+ * refused requests count against nothing. A counter backend that fails refuses the request
+ * (fails closed) with 500 `api_error`.
  */
 export function limits(options: LimitsOptions = {}): RequestHandler {
   const defaults = Object.freeze({ ...options.defaults });
   for (const [key, value] of Object.entries(defaults)) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
   }
-  const counter = limiterPool(options);
+  const pool = limiterPool(options);
+  const slots: Slots = pool.slots;
+  const leases = new LeaseKeeper<HeldSlot>(pool.slotLeaseMs, (held, until) => slots.renew(held, until), (held) => requestOver(held.ctx));
   const estimator = options.estimator ?? defaultEstimator;
   // Callers come back as the same object from the stores (MemoryStore, PostgresStore's key
-  // cache): their counters are looked up once, not rebuilt from their limits on every request.
+  // cache): their plans are looked up once, not rebuilt from their limits on every request.
   const plans = new Map<string, { caller: Caller; plan: Plan }>();
   const planFor = (caller: Caller): Plan => {
     const known = plans.get(caller.id);
     if (known?.caller === caller) return known.plan;
     const merged: LimitSettings = { ...defaults, ...caller.limits };
-    const steps = (['rpm', 'concurrency', 'tpm'] as const).filter((kind) => merged[kind]).map((kind) => Object.freeze({ kind, counter: counter(kind, merged[kind] as number) }));
+    const steps = (['rpm', 'concurrency', 'tpm'] as const).filter((kind) => merged[kind]).map((kind): Step => {
+      const limit = merged[kind] as number;
+      return Object.freeze(kind === 'concurrency' ? { kind, limit } : { kind, counter: pool.window(kind, limit) });
+    });
     const plan: Plan = Object.freeze({ steps, tpmLimit: merged.tpm ?? 0, corrected: steps.some((step) => step.kind !== 'rpm') });
     if (plans.size >= PLAN_CACHE_SIZE) plans.clear();
     plans.set(caller.id, { caller, plan });
     return plan;
   };
 
-  // One finalizer for every request: what a request took is found again from its context.
-  const correct = (ctx: GatewayContext): unknown => {
-    const caller = ctx.caller as Caller;
-    const { steps, tpmLimit } = planFor(caller);
-    return corrections(ctx, steps, caller.id, tpmLimit > 0 ? tokensOf(ctx) : 0);
+  const slotOf = (a: Admission): HeldSlot => ({ key: a.callerId, id: a.ctx.requestId, ctx: a.ctx });
+
+  /** Takes one step for an admission; a concurrency slot's lease is kept alive from then on. */
+  const takeStep = (step: Step, a: Admission): Taken | Promise<Taken> => {
+    if (step.kind !== 'concurrency') return step.counter.take(a.callerId, step.kind === 'tpm' ? a.tokens : 1);
+    const slot = slotOf(a);
+    const out = slots.take(slot, step.limit);
+    const keep = (taken: Taken): Taken => {
+      if (taken.ok) leases.track(slot.id, slot);
+      return taken;
+    };
+    return out instanceof Promise ? out.then(keep) : keep(out);
+  };
+
+  /** Gives back what a step took: on a later step's refusal (`used` undefined) or when the request is over. */
+  const giveBack = (step: Step, a: Admission, used?: number): unknown => {
+    if (step.kind === 'rpm') return undefined; // a request that was refused still arrived
+    if (step.kind === 'concurrency') {
+      leases.release(a.ctx.requestId);
+      return slots.give(slotOf(a));
+    }
+    if (used === undefined) return step.counter.give(a.callerId, a.tokens);
+    return used < a.tokens ? step.counter.give(a.callerId, a.tokens - used) : used > a.tokens ? step.counter.add(a.callerId, used - a.tokens) : undefined;
+  };
+
+  /** Once the request is over: its slot back, and tpm corrected to the confirmed usage. */
+  const finish = (a: Admission): Promise<unknown> | undefined => {
+    let pending: Array<Promise<unknown>> | undefined;
+    const usage = a.ctx.usage.snapshot();
+    const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
+    const used = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+    for (const step of a.steps) {
+      if (step.kind === 'tpm' && !known) continue;
+      const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);
+      if (out instanceof Promise) (pending ??= []).push(out);
+    }
+    return pending && Promise.all(pending);
+  };
+
+  /** Takes the steps from `from` on, at once while the counters answer at once (no promise in memory). */
+  const take = (a: Admission, from: number): void => {
+    for (let i = from; i < a.steps.length; i++) {
+      const step = a.steps[i] as Step;
+      let out: Taken | Promise<Taken>;
+      try {
+        out = takeStep(step, a);
+      } catch (err) {
+        stop(a, i, unavailable(err));
+        return;
+      }
+      if (out instanceof Promise) {
+        out.then((answer) => (answer.ok ? take(a, i + 1) : stop(a, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(a, i, unavailable(err)));
+        return;
+      }
+      if (!out.ok) {
+        stop(a, i, refused(step.kind, out.retryMs));
+        return;
+      }
+    }
+    if (a.corrected) a.ctx.finalizers.push(() => finish(a));
+    a.next();
+  };
+
+  /** Step `at` refused or failed: what the earlier steps took is given back (not awaited), and the request gets `error`. */
+  const stop = (a: Admission, at: number, error: GatewayError): void => {
+    for (let i = 0; i < at; i++) Promise.resolve(giveBack(a.steps[i] as Step, a)).catch(() => undefined);
+    a.next(error);
   };
 
   return function limitsMiddleware(req, res, next) {
@@ -107,67 +160,24 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     const { steps, tpmLimit, corrected } = planFor(caller);
     let tokens = 0;
     if (tpmLimit > 0) {
-      ctx.estimate ??= estimator(req.body);
-      tokens = tokensOf(ctx);
+      const estimate = (ctx.estimate ??= estimator(req.body));
+      tokens = estimate.inputTokens + estimate.outputTokens;
       if (tokens > tpmLimit) {
         next(new GatewayError('rate_limit_error', `Request needs about ${tokens} tokens, more than the limit of ${tpmLimit} tokens per minute.`));
         return;
       }
     }
-    take({ ctx, steps, id: caller.id, tokens, finalizer: corrected ? correct : undefined, next }, 0);
+    take({ ctx, steps, callerId: caller.id, tokens, corrected, next }, 0);
   };
-}
-
-/** Tokens counted for a request at admission: its estimate, input and output. */
-function tokensOf(ctx: GatewayContext): number {
-  const estimate = ctx.estimate;
-  return estimate ? estimate.inputTokens + estimate.outputTokens : 0;
 }
 
 /** One admission: the steps to take for a caller, and where it goes next. */
 interface Admission {
   readonly ctx: GatewayContext;
   readonly steps: readonly Step[];
-  readonly id: string;
+  readonly callerId: string;
+  /** Tokens counted at admission (the estimate), for tpm. */
   readonly tokens: number;
-  /** Gives back what the request took once it is over (set when a step has something to give back). */
-  readonly finalizer: ((ctx: GatewayContext) => unknown) | undefined;
+  readonly corrected: boolean;
   readonly next: NextFunction;
-}
-
-const pointsOf = (step: Step, tokens: number): number => (step.kind === 'tpm' ? tokens : 1);
-
-/** Takes the steps from `from` on, at once while the counters answer at once (no promise in memory). */
-function take(admission: Admission, from: number): void {
-  const { steps, id, tokens } = admission;
-  for (let i = from; i < steps.length; i++) {
-    const step = steps[i] as Step;
-    let out: Taken | Promise<Taken>;
-    try {
-      out = step.counter.take(id, pointsOf(step, tokens));
-    } catch (err) {
-      stop(admission, i, unavailable(err));
-      return;
-    }
-    if (out instanceof Promise) {
-      out.then((answer) => (answer.ok ? take(admission, i + 1) : stop(admission, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(admission, i, unavailable(err)));
-      return;
-    }
-    if (!out.ok) {
-      stop(admission, i, refused(step.kind, out.retryMs));
-      return;
-    }
-  }
-  if (admission.finalizer) admission.ctx.finalizers.push(admission.finalizer);
-  admission.next();
-}
-
-/** Step `at` refused or failed: what the earlier steps took is given back (not awaited), and the request gets `error`. */
-function stop(admission: Admission, at: number, error: GatewayError): void {
-  for (let i = 0; i < at; i++) {
-    const step = admission.steps[i] as Step;
-    if (step.kind === 'rpm') continue; // a request that was refused still arrived
-    Promise.resolve(step.counter.give(admission.id, pointsOf(step, admission.tokens))).catch(() => undefined);
-  }
-  admission.next(error);
 }

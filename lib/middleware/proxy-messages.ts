@@ -68,14 +68,12 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
   const publicModel = (ctx.model as ModelEntry).id;
   try {
     while (!next.done) {
-      if (!writer.completed) {
-        const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-        const pending = writer.send(publicBatch(items, publicModel));
-        ctx.answered = writer.completed;
-        if (pending) await pending;
-        // A client that left stops the upstream; after message_stop the rest is drained, not aborted.
-        if (writer.closed && !writer.completed) break;
-      }
+      const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
+      const pending = writer.send(publicBatch(items, publicModel));
+      ctx.answered = writer.completed;
+      if (pending) await pending;
+      // The answer is whole (message_stop) or the client left: read no further.
+      if (writer.closed) break;
       next = await events.next();
     }
     writer.end();
@@ -104,6 +102,7 @@ export function proxyMessages(): RequestHandler {
     if (!resolved) return;
     const { model, adapter } = resolved;
     const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
+    ctx.usage.boundOutput(request.max_tokens);
     startCall(ctx, res, next, adapter.name, (call) =>
       ctx.stream ? sendStream(adapter, request, call, ctx, res) : answerJson(adapter, request, call, ctx, res));
   };

@@ -2,8 +2,9 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { chargeFor } from '../billing/pricing';
-import { gatewayContext, type GatewayContext } from '../context';
+import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
+import { DEFAULT_LEASE_MS, LeaseKeeper } from '../leases';
 import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
 import { checkTimeout, withTimeout } from '../timeout';
 
@@ -11,8 +12,13 @@ import { checkTimeout, withTimeout } from '../timeout';
 export interface ReserveOptions {
   /** Where balances are held. Required. */
   store: BalanceStore;
-  /** How long a hold lives if the request never settles (a crashed process), in ms. Default: 900000 (15 min). */
-  holdTtlMs?: number;
+  /**
+   * The lease of a hold, in ms: renewed every quarter lease while its request is in flight, so
+   * a hold lives exactly as long as its request; a crashed instance's holds lapse after it. Default: 60000.
+   */
+  leaseMs?: number;
+  /** Called when renewing the leases fails (they are tried again at the next renewal). Default: none. */
+  onError?: (err: unknown) => void;
   /** Admission estimate. Default: defaultEstimator (characters / 3, plus max_tokens). */
   estimator?: Estimator;
   /** Longest wait for the balance store, in ms. Default: 5000. */
@@ -27,7 +33,7 @@ export interface ReserveOptions {
 
 /**
  * Needs resolveModel() before it and billingHook() around it (which settles and so releases
- * the hold; without it a hold lasts until `holdTtlMs`). Holds price × estimate atomically; when the available
+ * the hold; without it a hold lasts until its request closes, plus one lease). Holds price × estimate atomically; when the available
  * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
  * The hold only admits: the bill is decided later from the confirmed usage.
  */
@@ -36,8 +42,10 @@ export function reserve(options: ReserveOptions): RequestHandler {
   if (!store || typeof store.reserve !== 'function') {
     throw new TypeError('reserve: option "store" must implement reserve() (e.g. new MemoryStore()).');
   }
-  const ttl = options.holdTtlMs ?? 900_000;
-  if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new TypeError('reserve: option "holdTtlMs" must be a positive integer of milliseconds.');
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('reserve: option "leaseMs" must be an integer of at least 100 ms.');
+  if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(requestIds, expiresAt) (see "Writing your own store").');
+  const leases = new LeaseKeeper<GatewayContext>(leaseMs, (live, until) => store.renewHolds(live.map((ctx) => ctx.requestId), until), requestOver, options.onError);
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
@@ -53,6 +61,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     ctx.hold = request.amount;
+    leases.track(request.requestId, ctx);
     next();
   };
   /** The store failed: refuse (fail closed), or go on without a hold (fail open). */
@@ -73,7 +82,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
       next();
       return;
     }
-    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: Date.now() + ttl };
+    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry() };
     let result: ReturnType<BalanceStore['reserve']>;
     try {
       result = store.reserve(request);

@@ -9,8 +9,8 @@ interface Pending<T, R> {
 /**
  * `add(item)` resolves with that item's result once its batch is written. A batch is every
  * item added before the next turn of the event loop, at most `max` items; `write` gets the
- * items and returns one result per item, in order. If `write` fails, every item of the batch
- * fails (the caller's retry puts it in a later batch).
+ * items and returns one result per item, in order. If `write` fails for a batch of several,
+ * each item is written again alone, so one item the database refuses fails alone.
  */
 export class Batcher<T, R> {
   private queue: Array<Pending<T, R>> = [];
@@ -27,9 +27,16 @@ export class Batcher<T, R> {
   private flush(): void {
     const batch = this.queue.splice(0, this.max);
     if (this.queue.length > 0) setImmediate(() => this.flush());
+    this.writeAll(batch);
+  }
+
+  private writeAll(batch: Array<Pending<T, R>>): void {
     this.write(batch.map((p) => p.item)).then(
       (results) => batch.forEach((p, i) => p.resolve(results[i] as R)),
-      (err: unknown) => batch.forEach((p) => p.reject(err)),
+      (err: unknown) => {
+        if (batch.length === 1) batch[0]?.reject(err);
+        else for (const p of batch) this.writeAll([p]);
+      },
     );
   }
 }

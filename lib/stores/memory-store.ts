@@ -108,6 +108,13 @@ export class MemoryStore implements GatewayStore {
     return { ok: true };
   }
 
+  renewHolds(requestIds: readonly string[], expiresAt: number): void {
+    for (const id of requestIds) {
+      const hold = this.holds.get(id);
+      if (hold && hold.expiresAt > Date.now()) hold.expiresAt = expiresAt; // a lapsed hold stays lapsed
+    }
+  }
+
   settle(settlement: Settlement): { applied: boolean } {
     if (this.settled.has(settlement.requestId)) return { applied: false };
     this.settled.set(settlement.requestId, settlement);

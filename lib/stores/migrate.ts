@@ -18,6 +18,9 @@ export interface PgResult {
 /** A pg Pool (or anything that lends clients for transactions). */
 export interface PgPoolLike extends PgQueryable {
   connect(): Promise<PgQueryable & { release(err?: boolean | Error): void }>;
+  /** The pool's 'error' event (an idle connection died): PostgresStore listens, so it never kills the process. */
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

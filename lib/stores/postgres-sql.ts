@@ -36,6 +36,9 @@ export function statements(s: string) {
       b AS (UPDATE ${s}.balances SET balance = balance - c.charged, held = held - coalesce(hh.released, 0)
         FROM c LEFT JOIN hh USING (caller_id) WHERE ${s}.balances.caller_id = c.caller_id)
       SELECT request_id FROM s`,
+    // Only live holds: one whose lease lapsed may already have been released by a sweeper.
+    renewHolds: `UPDATE ${s}.holds SET expires_at = to_timestamp($2::double precision / 1000)
+      WHERE request_id = ANY($1::text[]) AND expires_at > now()`,
     release: `WITH h AS (DELETE FROM ${s}.holds WHERE request_id = $1 RETURNING caller_id, amount)
       UPDATE ${s}.balances b SET held = b.held - h.amount FROM h WHERE b.caller_id = h.caller_id`,
     // Safe on every instance at once: a hold is subtracted only by the statement that deleted it.

@@ -15,9 +15,19 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** How long a key lookup is cached in this process, in ms (0 = never). Default: 5000. */
   keyCacheMs?: number;
-  /** How often this instance releases expired holds, in ms (0 = never). Default: 30000. */
+  /** How often this instance releases holds whose lease ended, in ms (0 = never). Default: 15000. */
   sweepIntervalMs?: number;
+  /**
+   * Told of errors the store handles itself: a pooled connection the server ended (restart,
+   * failover, `pg_terminate_backend`; the pool opens a new one) and failed sweeps. Never thrown.
+   * Default: one line on stderr.
+   */
+  onError?: (err: unknown) => void;
 }
+
+const reportToStderr = (err: unknown): void => {
+  console.error(`model-gateway: PostgresStore: ${err instanceof Error ? err.message : String(err)}`);
+};
 
 const KEY_CACHE_SIZE = 10_000;
 
@@ -48,6 +58,7 @@ export class PostgresStore implements GatewayStore {
   private readonly keyCacheMs: number;
   private readonly keys = new Map<string, { caller: Caller; until: number }>();
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly onError: (err: unknown) => void;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
   private readonly settlements = new Batcher<Settlement, boolean>((list) => this.settleMany(list));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
@@ -60,9 +71,12 @@ export class PostgresStore implements GatewayStore {
     this.schema = checkSchemaName(options.schema ?? 'model_gateway');
     this.sql = statements(this.schema);
     this.keyCacheMs = options.keyCacheMs ?? 5000;
-    const every = options.sweepIntervalMs ?? 30_000;
+    this.onError = options.onError ?? reportToStderr;
+    // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
+    this.pool.on?.('error', this.onError);
+    const every = options.sweepIntervalMs ?? 15_000;
     if (every > 0) {
-      this.sweeper = setInterval(() => void this.sweepExpiredHolds().catch(() => undefined), every);
+      this.sweeper = setInterval(() => void this.sweepExpiredHolds().catch(this.onError), every);
       this.sweeper.unref();
     }
   }
@@ -127,11 +141,15 @@ export class PostgresStore implements GatewayStore {
     const unique = new Map(list.map((s) => [s.requestId, s]));
     const rows = [...unique.values()].map((s) => ({
       request_id: s.requestId, caller_id: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge,
-      billing_status: s.billingStatus, usage: s.usage, search_units: s.usage.searchUnits,
+      billing_status: s.billingStatus, usage: s.usage, search_units: Number.isSafeInteger(s.usage.searchUnits) ? s.usage.searchUnits : 0,
     }));
     const applied = new Set((await this.run('settleMany', [JSON.stringify(rows)])).rows.map((r) => r.request_id as string));
     // A request id listed twice in one batch is applied once: only its first occurrence reports it.
     return list.map((s, i) => applied.has(s.requestId) && list.findIndex((o) => o.requestId === s.requestId) === i);
+  }
+
+  async renewHolds(requestIds: readonly string[], expiresAt: number): Promise<void> {
+    await this.run('renewHolds', [requestIds, expiresAt]);
   }
 
   async release(requestId: string): Promise<void> {
@@ -182,9 +200,10 @@ export class PostgresStore implements GatewayStore {
     return row ? { balance: toNumber(row.balance), held: toNumber(row.held), ledger: toNumber(row.ledger) } : { balance: 0, held: 0, ledger: 0 };
   }
 
-  /** Stops the sweeper (the pool is the host's to end). */
+  /** Stops the sweeper and its pool listener (the pool is the host's to end). */
   close(): void {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
+    this.pool.off?.('error', this.onError);
   }
 }

@@ -20,7 +20,7 @@ export interface ReserveRequest {
   requestId: string;
   /** Integer minor units to hold. */
   amount: number;
-  /** Epoch milliseconds after which the hold no longer counts. */
+  /** Epoch milliseconds at which the hold's lease ends (renewed by renewHolds() while its request lives). */
   expiresAt: number;
 }
 
@@ -40,12 +40,15 @@ export interface Settlement {
 }
 
 /**
- * Balances. `settle` must apply exactly once per request id (a retry is a no-op returning
- * `applied: false`), charge `charge`, drop the request's hold if any, and keep a review
- * record when `billingStatus` is "needs_review".
+ * Balances, as two-phase transfers: `reserve` makes a pending hold with a lease, `settle` posts
+ * it (exactly once per request id: a retry is a no-op returning `applied: false`; it charges
+ * `charge`, drops the hold if any, and keeps a review record when `billingStatus` is
+ * "needs_review"), `release` voids it, and a hold whose lease ended stops counting.
  */
 export interface BalanceStore {
   reserve(request: ReserveRequest): Awaitable<ReserveResult>;
+  /** Moves the lease end of the holds still held under these request ids to `expiresAt`; others are ignored. */
+  renewHolds(requestIds: readonly string[], expiresAt: number): Awaitable<void>;
   settle(settlement: Settlement): Awaitable<{ applied: boolean }>;
   release(requestId: string): Awaitable<void>;
 }

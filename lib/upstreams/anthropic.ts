@@ -48,9 +48,6 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       let stopped = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
-        // After message_stop the rest of the body is drained, not abandoned, so the keep-alive
-        // connection goes back to the pool instead of being torn down.
-        if (stopped) continue;
         const batch = sse.read(chunk);
         if (batch === undefined) continue;
         const events: StreamEvent[] = [];
@@ -86,8 +83,11 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
           if (message.event !== event.type) unchanged = false;
           events.push(withRaw(event, message.data));
         }
+        // The answer is whole: what trails is drained in the background (bounded), not waited for.
+        if (stopped) open.drain();
         const raw = rawChunk(batch);
         if (events.length > 0) yield unchanged && raw !== undefined ? withRawChunk(events, raw) : events;
+        if (stopped) return;
       }
       if (stopped) return;
       throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);

@@ -15,6 +15,9 @@ export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.fre
   idleMs: 60_000,
 });
 
+/** Longest time the bytes after a stream's final event are drained (so its connection can be reused), in ms. */
+export const DRAIN_MS = 1000;
+
 /** Default largest upstream JSON body read, in bytes. */
 export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -83,6 +86,11 @@ export interface OpenResponse {
   text(): Promise<string>;
   /** The body chunk by chunk; the idle timeout bounds each wait. */
   chunks(): AsyncGenerator<Uint8Array | string>;
+  /**
+   * Call before leaving `chunks()` early once the answer is whole: the rest of the body is read
+   * and dropped in the background for at most DRAIN_MS, so its connection can be reused, then cut.
+   */
+  drain(): void;
 }
 
 /** The error thrown when the client went away; it never reaches a client. */
@@ -111,6 +119,8 @@ class UpstreamCall implements OpenResponse {
   /** Whether the call waits on the upstream (an idle timeout counts only then). */
   waiting = true;
   response!: ResponseLike;
+  private body: AsyncIterator<Uint8Array | string> | undefined;
+  private draining = false;
 
   constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
     this.controller = http.aborter();
@@ -148,12 +158,14 @@ class UpstreamCall implements OpenResponse {
 
   async *chunks(): AsyncGenerator<Uint8Array | string> {
     let complete = false;
+    const source: AsyncIterable<Uint8Array | string> = this.response.body ?? (async function* none() {})();
+    const body = (this.body = source[Symbol.asyncIterator]());
     try {
       // The idle timer counts only while waiting on the upstream, not while the client applies backpressure.
       this.arm('idle', this.http.timeouts.idleMs);
-      for await (const chunk of this.response.body ?? []) {
+      for (let read = await body.next(); !read.done; read = await body.next()) {
         this.waiting = false;
-        yield chunk;
+        yield read.value;
         this.arm('idle', this.http.timeouts.idleMs);
       }
       complete = true;
@@ -162,8 +174,19 @@ class UpstreamCall implements OpenResponse {
     } finally {
       this.done();
       // A body left unread (the consumer stopped early) must not keep its connection busy.
-      if (!complete && !this.controller.signal.aborted) this.controller.abort();
+      if (!complete && !this.draining && !this.controller.signal.aborted) this.controller.abort();
     }
+  }
+
+  drain(): void {
+    const body = this.body;
+    if (!body || this.draining) return;
+    this.draining = true;
+    const cut = setTimeout(() => this.controller.abort(), DRAIN_MS);
+    const rest = async (): Promise<void> => {
+      for (let read = await body.next(); !read.done; read = await body.next());
+    };
+    rest().catch(() => undefined).finally(() => clearTimeout(cut));
   }
 
   async text(): Promise<string> {

@@ -60,7 +60,6 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       let done = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
-        if (done) continue; // what follows [DONE] is drained so the connection can be reused
         const batch = sse.read(chunk);
         if (batch === undefined) continue;
         const events: StreamEvent[] = [];
@@ -78,9 +77,10 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
           }
           if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
         }
+        if (done) open.drain(); // what follows [DONE] is drained in the background, bounded
         if (events.length > 0) yield events;
+        if (done) return;
       }
-      if (done) return;
       if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
       yield close([]);
     } catch (err) {

@@ -1,0 +1,73 @@
+/** Leases of requests in flight: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+
+/** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/** Renews the leases of `items` until `expiresAt` (epoch ms); may be sync or async. */
+export type RenewLeases<T> = (items: readonly T[], expiresAt: number) => unknown;
+
+/**
+ * Renews the leases of the requests it tracks, all in one call, every quarter lease, while any
+ * is tracked (no timer when idle). A request is tracked from `track()` until `release()` or
+ * until `done()` says it is over. A renewal that fails is tried again at the next tick; the
+ * lease has three more ticks before it lapses.
+ */
+export class LeaseKeeper<T> {
+  private readonly live = new Map<string, T>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly everyMs: number;
+
+  constructor(
+    readonly leaseMs: number,
+    private readonly renew: RenewLeases<T>,
+    private readonly done: (item: T) => boolean = () => false,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+    this.everyMs = Math.floor(leaseMs / 4);
+  }
+
+  /** When a lease taken now ends. */
+  expiry(now = Date.now()): number {
+    return now + this.leaseMs;
+  }
+
+  /** Keeps the lease of `id` alive until it is released or `done(item)`. */
+  track(id: string, item: T): void {
+    this.live.set(id, item);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.tick(), this.everyMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops renewing `id`. */
+  release(id: string): void {
+    this.live.delete(id);
+    if (this.live.size === 0) this.stop();
+  }
+
+  /** Number of leases kept alive. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Renews every live lease now (the timer calls it; tests may too). */
+  tick(): Promise<void> {
+    const items: T[] = [];
+    for (const [id, item] of this.live) {
+      if (this.done(item)) this.live.delete(id);
+      else items.push(item);
+    }
+    if (this.live.size === 0) this.stop();
+    if (items.length === 0) return Promise.resolve();
+    return Promise.resolve()
+      .then(() => this.renew(items, this.expiry()))
+      .then(() => undefined, this.onError);
+  }
+
+  private stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
