@@ -53,7 +53,7 @@ export type { GatewayContext } from './context';
 export type { Catalog } from './catalog';
 export type { ErrorCode, ErrorBody, GatewayErrorOptions } from './errors';
 export type { Estimator, TokenEstimate } from './billing/estimate';
-export type { DurableWriterOptions } from './billing/durable';
+export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, MemoryStoreOptions, LedgerRow, ReviewRecord } from './stores/memory-store';
 export type { PostgresStoreOptions } from './stores/postgres-store';

@@ -19,9 +19,12 @@ function delta(res: http.ServerResponse, text: string): void {
   sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta');
 }
 
-function finish(res: http.ServerResponse, lingerMs = 0): void {
+/** Output tokens the `*-huge-usage` behaviour reports: an integer no store column can hold. */
+export const HUGE_OUTPUT = 1e20;
+
+function finish(res: http.ServerResponse, lingerMs = 0, outputTokens = 15): void {
   sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
-  sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }, 'message_delta');
+  sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } }, 'message_delta');
   sse(res, { type: 'message_stop' }, 'message_stop');
   if (lingerMs > 0) setTimeout(() => res.end(), lingerMs);
   else res.end();
@@ -29,7 +32,9 @@ function finish(res: http.ServerResponse, lingerMs = 0): void {
 
 /** Behaviours: `*-onewrite` (a whole stream in one write), `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
- * `*-linger` (ends its body 250 ms after message_stop), `*-error-open` (an error event, then the body stays open). */
+ * `*-linger` (ends its body 250 ms after message_stop), `*-error-open` (an error event, then the body stays open),
+ * `*-long-<ms>` (deltas spread over <ms> milliseconds), `*-trickle` (comment lines every 100 ms after message_stop, for 10 s),
+ * `*-huge-usage` (output_tokens 1e20, JSON and stream). */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
@@ -55,11 +60,12 @@ export function startAnthropicFake(): Promise<FakeServer> {
       res.writeHead(200, { 'content-type': 'text/html' });
       return void res.end(`<html>${SECRET_MARKER}</html>`);
     }
+    const outputTokens = model.endsWith('-huge-usage') ? HUGE_OUTPUT : ANTHROPIC_USAGE.output_tokens;
     if (!req.body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(JSON.stringify({
         id: 'msg_fake', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: DELTAS.join('') }],
-        stop_reason: 'end_turn', stop_sequence: null, usage: { ...ANTHROPIC_USAGE, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        stop_reason: 'end_turn', stop_sequence: null, usage: { ...ANTHROPIC_USAGE, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       }));
     }
     if (model.endsWith('-onewrite')) {
@@ -133,11 +139,31 @@ export function startAnthropicFake(): Promise<FakeServer> {
       }
       return finish(res);
     }
+    const long = /-long-(\d+)$/.exec(model);
+    if (long) {
+      const until = Date.now() + Number(long[1]);
+      while (Date.now() < until && !res.destroyed) {
+        delta(res, '.');
+        await sleep(50);
+      }
+      return finish(res);
+    }
+    if (model.endsWith('-trickle')) {
+      for (const text of DELTAS) delta(res, text);
+      sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
+      sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 15 } }, 'message_delta');
+      sse(res, { type: 'message_stop' }, 'message_stop');
+      for (let i = 0; i < 100 && !res.destroyed; i++) {
+        res.write(': still here\n\n');
+        await sleep(100);
+      }
+      return void res.end();
+    }
     for (const text of DELTAS) {
       if (res.destroyed) return;
       delta(res, text);
       if (model.endsWith('-slow')) await sleep(40);
     }
-    finish(res, model.endsWith('-linger') ? 250 : 0);
+    finish(res, model.endsWith('-linger') ? 250 : 0, outputTokens);
   });
 }

@@ -108,6 +108,13 @@ describe('authentication', () => {
     expect(JSON.stringify(gw.store.getLog())).not.toContain(disabled.key);
   });
 
+  it('refuses two keys where one is a prefix of the other, in either header', async () => {
+    const calls = anthropic.calls;
+    expectError(await post('/v1/messages', body, { 'x-api-key': key, authorization: `Bearer ${key}x`, ...V }), 401, 'authentication_error', /different keys/);
+    expectError(await post('/v1/messages', body, { 'x-api-key': `${key}x`, authorization: `Bearer ${key}`, ...V }), 401, 'authentication_error', /different keys/);
+    expect(anthropic.calls).toBe(calls);
+  });
+
   it('accepts Bearer without a version header, and the same key in both headers', async () => {
     expect((await post('/v1/messages', body, { authorization: `Bearer ${key}` })).status).toBe(200);
     expect((await post('/v1/messages', body, { authorization: `Bearer ${key}`, 'x-api-key': key, ...V })).status).toBe(200);

@@ -68,6 +68,16 @@ it('concurrency: a third request while two are in flight is refused, and passes 
   expect((await call(key)).status).toBe(200);
 });
 
+it('a request refused by its second limit gives back what the first took: a later request is admitted', async () => {
+  // concurrency 1 and tpm 100: the second call takes the slot, then tpm refuses it (40 used + 74 estimated).
+  const { key } = addCaller(gw.store, { limits: { concurrency: 1, tpm: 100 } });
+  expect((await call(key)).status).toBe(200);
+  const refused = await call(key);
+  expect(refused.status).toBe(429);
+  expect(JSON.parse(refused.body).error.message).toMatch(/\(tpm\)/);
+  expect((await call(key, 'claude-json', 20)).status).toBe(200); // 40 + 30 fits tpm; the slot must be free
+});
+
 it('defaults apply to every caller and a caller can override them', async () => {
   const shared = await startGateway({
     models: llmModels(upstream.url, upstream.url, ['claude-json']),

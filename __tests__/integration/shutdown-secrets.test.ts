@@ -34,6 +34,25 @@ it('close(): stops accepting, lets short streams finish, ends long ones with an 
   await gw.close();
 });
 
+it('close(): a JSON request still pending when the grace ends gets 529 whose request_id is its request-id header', async () => {
+  const gw = await startGateway({ models: llmModels(anthropic.url, openai.url, ['claude-stall']) });
+  try {
+    const { key } = addCaller(gw.store);
+    const pending = post(gw.url, key, 'claude-stall', false);
+    for (let i = 0; i < 100 && anthropic.received.filter((r) => r.body.model === 'claude-stall').length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const closing = gw.router.close({ graceMs: 50 });
+    const res = await pending;
+    expect(res.status).toBe(529);
+    const body = (await res.json()) as { request_id: string; error: { type: string } };
+    expect(body.error.type).toBe('overloaded_error');
+    expect(body.request_id).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(body.request_id).toBe(res.headers.get('request-id'));
+    await closing;
+  } finally {
+    await gw.close();
+  }
+});
+
 it('no caller key, upstream key or upstream error text in any response, log line or console output', async () => {
   const written: string[] = [];
   const spies = [jest.spyOn(process.stdout, 'write'), jest.spyOn(process.stderr, 'write'), jest.spyOn(console, 'log'), jest.spyOn(console, 'error'), jest.spyOn(console, 'warn')];

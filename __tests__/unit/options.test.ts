@@ -9,7 +9,7 @@ const build = (options: Partial<GatewayOptions>) => () => createGatewayRouter({ 
 
 describe('createGatewayRouter options', () => {
   it.each<[string, Partial<GatewayOptions>, RegExp]>([
-    ['no store', { store: undefined as never }, /option "store" must implement findCaller, reserve, settle, release, appendLog/],
+    ['no store', { store: undefined as never }, /option "store" must implement findCaller, reserve, renewHolds, settle, release, appendLog/],
     ['store missing a method', { store: { findCaller: () => undefined } as never }, /must implement reserve, renewHolds, settle, release, appendLog/],
     ['no models', { models: undefined as never }, /option "models" must be a non-empty array/],
     ['empty models', { models: [] }, /must list at least one model/],

@@ -70,8 +70,8 @@ return 1`;
 
 /** KEYS[1] the caller's set; ARGV lease ms, then the request ids still held (XX: a given-back slot is not re-added). */
 const RENEW = `${NOW}
-local until = now + tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', until, ARGV[i]) end
+local expiry = now + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i]) end
 if redis.call('ZCARD', KEYS[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 0`;
 

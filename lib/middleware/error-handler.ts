@@ -2,15 +2,19 @@
 import { sendJson } from '../send-json';
 import type { ErrorRequestHandler } from 'express';
 import { errorBody, toGatewayError } from '../errors';
+import { bodyParserError } from './json-body';
+import { newRequestId } from './request-id';
 
 /**
  * Turns anything thrown into `{type:"error", error:{type, message}, request_id}` with the
  * status of its code. Unknown errors become a generic 500 `api_error`; their text goes to the
  * request log only. Sets `x-should-retry` so the official SDKs retry only what may succeed.
+ * Mounted at app level (after the router), it also answers a host's body parser's errors,
+ * with a request id of its own.
  */
 export function errorHandler(): ErrorRequestHandler {
   return function errorHandlerMiddleware(err, _req, res, _next) {
-    const error = toGatewayError(err);
+    const error = bodyParserError(err) ?? toGatewayError(err);
     const ctx = res.locals.gateway;
     if (ctx) {
       ctx.errorCode = error.code;
@@ -20,9 +24,11 @@ export function errorHandler(): ErrorRequestHandler {
       if (!res.writableEnded) res.end();
       return;
     }
+    const requestId = ctx?.requestId ?? newRequestId();
+    if (!ctx) res.setHeader('request-id', requestId);
     const retry = error.status >= 500 || error.status === 429;
     res.setHeader('x-should-retry', String(retry));
     if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
-    sendJson(res, errorBody(error.code, error.message, ctx?.requestId), error.status);
+    sendJson(res, errorBody(error.code, error.message, requestId), error.status);
   };
 }
