@@ -1,6 +1,30 @@
 /** The model catalog, checked and indexed once at construction. */
 import { pricingProblem } from './billing/pricing';
-import type { Capability, Caller, ModelEntry } from './types';
+import type { Capability, Caller, Pricing } from './types';
+import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+
+/** One model in the catalog. */
+export interface ModelEntry {
+  /** Public name callers use. */
+  id: string;
+  capability: Capability;
+  /** The adapter that reaches the upstream (its kind must match the capability). */
+  upstream: MessagesAdapter | RerankAdapter;
+  /** Name sent upstream. Default: `id`. */
+  upstreamModel?: string;
+  /** Price; required unless `free: true`. */
+  pricing?: Pricing;
+  /** Marks a model as deliberately free of charge. Default: false. */
+  free?: boolean;
+  /** Whether the target model accepts `temperature`; when false it is dropped. Default: true. */
+  temperature?: boolean;
+  /** Largest `max_tokens` accepted. Default: no bound beyond the schema. */
+  maxOutputTokens?: number;
+  /** Display name for the model list. Default: `id`. */
+  displayName?: string;
+  /** Creation time for the model list (RFC 3339). Default: 2025-01-01T00:00:00Z. */
+  createdAt?: string;
+}
 
 /** A checked, frozen, indexed catalog. */
 export interface Catalog {

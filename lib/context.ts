@@ -3,7 +3,8 @@ import type { Response } from 'express';
 import type { TokenEstimate } from './billing/estimate';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
-import type { Caller, ModelEntry } from './types';
+import type { ModelEntry } from './catalog';
+import type { Caller } from './types';
 import type { CallContext } from './upstreams/call-context';
 import type { UpstreamAttempt } from './upstreams/types';
 

@@ -27,13 +27,13 @@ export { MemoryStore } from './stores/memory-store';
 export { PostgresStore } from './stores/postgres-store';
 export { migrate } from './stores/migrate';
 export { hashKey } from './stores/hash';
-export { anthropicAdapter } from './upstreams/anthropic';
-export { openaiChatAdapter } from './upstreams/openai-chat';
-export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/rerank-providers';
-export { upstreamError } from './upstreams/errors';
+export { anthropicAdapter } from './upstreams/providers/anthropic';
+export { openaiChatAdapter } from './upstreams/providers/openai-chat';
+export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
+export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
-export { nodeHttpFetch } from './upstreams/node-http-fetch';
-export { localStandIn } from './upstreams/local-stand-in';
+export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
+export { localStandIn } from './upstreams/providers/local-stand-in';
 
 export type { GatewayRouter } from './router';
 export type { GatewayOptions, ResolvedConfig } from './options';
@@ -50,7 +50,7 @@ export type { RerankResponse } from './middleware/proxy-rerank';
 export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
 export type { ShutdownGate } from './middleware/graceful-shutdown';
 export type { GatewayContext } from './context';
-export type { Catalog } from './catalog';
+export type { Catalog, ModelEntry } from './catalog';
 export type { ErrorCode, ErrorBody, GatewayErrorOptions } from './errors';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
@@ -61,14 +61,14 @@ export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,
 } from './stores/types';
-export type { AnthropicAdapterOptions } from './upstreams/anthropic';
-export type { OpenAIChatAdapterOptions } from './upstreams/openai-chat';
-export type { MaxTokensField } from './upstreams/openai-translate';
-export type { CohereAdapterOptions } from './upstreams/rerank-providers';
+export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
+export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
+export type { MaxTokensField } from './upstreams/providers/openai-translate';
+export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {
   FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, ModelEntry, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
 } from './types';

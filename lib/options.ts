@@ -1,14 +1,11 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
 import { DurableWriter, type DurableWriterOptions } from './billing/durable';
 import type { Estimator } from './billing/estimate';
-import { createCatalog, type Catalog } from './catalog';
-import { DEFAULT_VERSIONS } from './middleware/compat-version';
+import { createCatalog, type Catalog, type ModelEntry } from './catalog';
 import type { LimitsOptions } from './middleware/limits';
 import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';
 import type { GatewayStore } from './stores/types';
-import type { ModelEntry } from './types';
-import { DEFAULT_LEASE_MS } from './leases';
 
 /** Options of createGatewayRouter(). */
 export interface GatewayOptions {
@@ -40,19 +37,19 @@ export interface GatewayOptions {
   writes?: DurableWriterOptions;
 }
 
-/** The resolved, frozen configuration the router is built from. */
+/** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
 export interface ResolvedConfig {
   readonly store: GatewayStore;
   readonly catalog: Catalog;
-  readonly versions: readonly string[];
-  readonly bodyLimit: number | string;
+  readonly versions: readonly string[] | undefined;
+  readonly bodyLimit: number | string | undefined;
   readonly limits: Readonly<LimitsOptions>;
-  readonly holdLeaseMs: number;
+  readonly holdLeaseMs: number | undefined;
   readonly estimator: Estimator | undefined;
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
   readonly rerank: Readonly<RerankBounds>;
   readonly notFound: boolean;
-  readonly storeTimeoutMs: number;
+  readonly storeTimeoutMs: number | undefined;
   readonly failOpen: boolean;
   readonly writer: DurableWriter;
 }
@@ -77,15 +74,15 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
   return Object.freeze({
     store,
     catalog,
-    versions: Object.freeze([...(options.versions ?? DEFAULT_VERSIONS)]),
-    bodyLimit: options.bodyLimit ?? '32mb',
+    versions: options.versions && Object.freeze([...options.versions]),
+    bodyLimit: options.bodyLimit,
     limits: Object.freeze({ ...options.limits, estimator: options.limits?.estimator ?? options.estimator }),
-    holdLeaseMs: options.holdLeaseMs ?? DEFAULT_LEASE_MS,
+    holdLeaseMs: options.holdLeaseMs,
     estimator: options.estimator,
     onSettled: options.onSettled,
     rerank: Object.freeze({ ...options.rerank }),
     notFound: options.notFound ?? true,
-    storeTimeoutMs: options.storeTimeoutMs ?? 5000,
+    storeTimeoutMs: options.storeTimeoutMs,
     failOpen: options.failOpen === true,
     writer: new DurableWriter(options.writes),
   });

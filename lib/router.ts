@@ -1,5 +1,5 @@
 /** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
@@ -27,28 +27,6 @@ export type GatewayRouter = Router & {
    */
   close(options?: { graceMs?: number }): Promise<void>;
 };
-
-/**
- * Sends a POST to one of `routes`, at its exact path, straight to its handler, and its errors
- * to `onError`, as the router's own layers would. The nested router's dispatch (layer walk,
- * path match, route dispatch) cost 4.2 ± 1.0 µs per request (`BENCH_AB`). Anything else (other
- * methods, other case, a trailing slash) goes through the router as before, as does every
- * request should a later Express router no longer dispatch through `handle`.
- */
-function directPosts(router: Router, routes: ReadonlyMap<string, RequestHandler>, onError: ErrorRequestHandler): void {
-  const routed = router as unknown as { handle(req: Request, res: Response, next: NextFunction): void };
-  const dispatch = routed.handle;
-  routed.handle = function gatewayRouterHandle(req, res, next) {
-    const url = req.url;
-    const query = url.indexOf('?');
-    const handler = req.method === 'POST' ? routes.get(query < 0 ? url : url.slice(0, query)) : undefined;
-    if (handler === undefined) {
-      dispatch.call(this, req, res, next);
-      return;
-    }
-    handler(req, res, (err?: unknown) => (err ? onError(err, req, res, next) : next()));
-  };
-}
 
 /**
  * Builds the gateway: `POST /v1/messages`, `POST /v1/rerank` (and `/v2/rerank`),
@@ -79,16 +57,14 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
-  const posts = new Map([['/v1/messages', messages], ['/v1/rerank', rerank], ['/v2/rerank', rerank]]);
-  for (const [path, handler] of posts) router.post(path, handler);
+  router.post('/v1/messages', messages);
+  router.post(['/v1/rerank', '/v2/rerank'], rerank);
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   if (config.notFound) router.use(paths, compose([...head(), notFound()]));
-  const onError = errorHandler();
-  router.use(paths, onError);
-  directPosts(router, posts, onError);
+  router.use(paths, errorHandler());
   router.close = async ({ graceMs = 10_000 } = {}) => {
     await gate.drain(graceMs);
     await config.writer.flush();

@@ -1,5 +1,4 @@
-/** Domain types shared by middlewares, adapters and stores: callers, usage, models, wire shapes. */
-import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+/** Domain types shared by middlewares, adapters and stores: callers, usage, prices, wire shapes. */
 
 /** What a model can be used for; each endpoint needs one. */
 export type Capability = 'llm' | 'rerank';
@@ -57,29 +56,6 @@ export interface Pricing {
   cacheRead?: number;
   /** Per million cache-write input tokens. Default: `input`. */
   cacheWrite?: number;
-}
-
-/** One model in the catalog. */
-export interface ModelEntry {
-  /** Public name callers use. */
-  id: string;
-  capability: Capability;
-  /** The adapter that reaches the upstream (its kind must match the capability). */
-  upstream: MessagesAdapter | RerankAdapter;
-  /** Name sent upstream. Default: `id`. */
-  upstreamModel?: string;
-  /** Price; required unless `free: true`. */
-  pricing?: Pricing;
-  /** Marks a model as deliberately free of charge. Default: false. */
-  free?: boolean;
-  /** Whether the target model accepts `temperature`; when false it is dropped. Default: true. */
-  temperature?: boolean;
-  /** Largest `max_tokens` accepted. Default: no bound beyond the schema. */
-  maxOutputTokens?: number;
-  /** Display name for the model list. Default: `id`. */
-  displayName?: string;
-  /** Creation time for the model list (RFC 3339). Default: 2025-01-01T00:00:00Z. */
-  createdAt?: string;
 }
 
 /** A text block of the Messages API. */

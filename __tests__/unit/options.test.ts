@@ -41,7 +41,8 @@ describe('createGatewayRouter options', () => {
     expect(JSON.stringify({ ...options, store: undefined, models: options.models.map((m) => ({ ...m, upstream: undefined })) })).toBe(before);
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.catalog.models[0])).toBe(true);
-    expect(config.versions).toEqual(['2023-01-01', '2023-06-01', '2026-10-21']);
+    expect(config.versions).toBeUndefined(); // compatVersion() holds the default
+    expect(resolveOptions({ ...options, versions: ['2023-06-01'] }).versions).toEqual(['2023-06-01']);
   });
 
   it('adapters check their own options', () => {

@@ -1,18 +1,8 @@
-/** withFirstFrame(): a raw chunk's first frame replaced, only when the chunk begins with exactly that frame. */
-import { withFirstFrame } from '../../lib/streaming/sse-writer';
+/** frame(): one SSE frame with its event line and the event as JSON.stringify writes it. */
+import { frame } from '../../lib/wire/sse-writer';
 
-const from = 'event: a\ndata: {"model":"é"}\n\n';
-const to = 'event: a\ndata: {"model":"public"}\n\n';
-const rest = 'event: b\ndata: {}\n\n';
-
-it('replaces the first frame of text and of bytes, keeping the rest as it came', () => {
-  expect(withFirstFrame(from + rest, from, to)).toBe(to + rest);
-  const bytes = withFirstFrame(new TextEncoder().encode(from + rest), from, to);
-  expect(Buffer.from(bytes as Uint8Array).toString()).toBe(to + rest);
-});
-
-it('gives up when the chunk does not begin with exactly that frame', () => {
-  expect(withFirstFrame(rest + from, from, to)).toBeUndefined();
-  expect(withFirstFrame(new TextEncoder().encode(`event:a\ndata: {"model":"é"}\n\n${rest}`), from, to)).toBeUndefined();
-  expect(withFirstFrame(new TextEncoder().encode(from).subarray(0, 10), from, to)).toBeUndefined();
+it('writes the event line and the JSON data line', () => {
+  const event = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a\nb "c"' } };
+  expect(frame(event)).toBe(`event: content_block_delta\ndata: ${JSON.stringify(event)}\n\n`);
+  expect(frame(event).split('\n')).toHaveLength(4); // a newline in the text never breaks the frame
 });

@@ -2,10 +2,11 @@
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
+import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { hashKey } from '../stores/hash';
 import type { KeyStore } from '../stores/types';
 import type { Caller } from '../types';
-import { checkTimeout, withTimeout } from '../timeout';
+import { checkTimeout } from '../timeout';
 
 /** Options of authenticate(). */
 export interface AuthenticateOptions {
@@ -46,7 +47,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
   if (!store || typeof store.findCaller !== 'function') {
     throw new TypeError('authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
   }
-  const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'authenticate: option "timeoutMs"');
+  const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'authenticate: option "timeoutMs"');
   const unavailable = (err: unknown): GatewayError =>
     new GatewayError('api_error', 'The key store is unavailable; retry later.', { detail: `key store: ${String(err)}` });
   return function authenticateMiddleware(req, res, next) {
@@ -67,18 +68,6 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
       ctx.authScheme = presented.scheme;
       next();
     };
-    let found: ReturnType<KeyStore['findCaller']>;
-    try {
-      found = store.findCaller(hashKey(presented.key));
-    } catch (err) {
-      next(unavailable(err));
-      return;
-    }
-    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer.
-    if (!(found instanceof Promise)) {
-      admit(found);
-      return;
-    }
-    withTimeout(found, timeoutMs, 'key lookup').then(admit, (err: unknown) => next(unavailable(err)));
+    callStore(() => store.findCaller(hashKey(presented.key)), timeoutMs, 'key lookup', admit, (err) => next(unavailable(err)));
   };
 }

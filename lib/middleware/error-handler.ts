@@ -1,5 +1,5 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
-import { sendJson } from '../send-json';
+import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
 import { errorBody, toGatewayError } from '../errors';
 import { bodyParserError } from './json-body';

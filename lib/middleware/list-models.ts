@@ -1,10 +1,9 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
-import { sendJson } from '../send-json';
+import { sendJson } from '../wire/send-json';
 import type { RequestHandler } from 'express';
-import { allowed, createCatalog, type Catalog } from '../catalog';
+import { allowed, createCatalog, type Catalog, type ModelEntry } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { ModelEntry } from '../types';
 
 /** Options of listModels(). */
 export interface ListModelsOptions {

@@ -1,13 +1,13 @@
 /** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
-import { rawChunk, rawText, renamedModel, patched, withRaw, withRawChunk } from '../raw-text';
-import { sendJson, sendJsonText } from '../send-json';
 import type { NextFunction, RequestHandler, Response } from 'express';
+import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import { frame, SseWriter, withFirstFrame } from '../streaming/sse-writer';
-import type { MessagesRequest, ModelEntry, StreamEvent } from '../types';
+import type { MessagesRequest, StreamEvent } from '../types';
+import { modelFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
-import { modelFor, startCall } from './upstream-call';
+import { sendJson } from '../wire/send-json';
+import { frame, SseWriter } from '../wire/sse-writer';
 
 /** The body sent to the adapter: upstream model name, `temperature` only where the model takes it. */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
@@ -19,42 +19,17 @@ export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<M
 
 async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
   const message = await adapter.create(request, call);
-  const model = (ctx.model as ModelEntry).id;
-  // The upstream's own text, with the public model name, when it can be had without re-serialising.
-  const raw = rawText(message);
-  const text = raw === undefined || typeof message.model !== 'string' ? undefined : message.model === model ? raw : renamedModel(raw, message.model, model);
-  if (text === undefined) sendJson(res, { ...message, model });
-  else sendJsonText(res, text);
+  sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
 }
 
-/** A `message_start` event carrying the public model name (its upstream text kept when possible). */
-function publicStart(event: StreamEvent, model: string): StreamEvent {
-  const message = event.message as { model?: unknown } | undefined;
-  if (!message || typeof message !== 'object' || message.model === model) return event;
-  const raw = rawText(event);
-  const text = raw === undefined || typeof message.model !== 'string' ? undefined : renamedModel(raw, message.model, model);
-  const renamed = patched(event, { message: { ...message, model } });
-  return text === undefined ? renamed : withRaw(renamed, text);
-}
-
-/**
- * The batch with the public model name in its `message_start`: the batch itself (and so its raw
- * chunk) when nothing changes. A raw chunk that begins with that `message_start` stays raw, with
- * the renamed frame in front of the rest of its bytes.
- */
-function publicBatch(items: readonly StreamEvent[], model: string): readonly StreamEvent[] {
-  for (let i = 0; i < items.length; i++) {
-    const event = items[i] as StreamEvent;
-    if (event.type !== 'message_start') continue;
-    const renamed = publicStart(event, model);
-    if (renamed === event) continue;
-    const copy = items.slice();
-    copy[i] = renamed;
-    const chunk = i === 0 ? rawChunk(items) : undefined;
-    const raw = chunk === undefined || rawText(event) === undefined ? undefined : withFirstFrame(chunk, frame(event), frame(renamed));
-    return raw === undefined ? copy : withRawChunk(copy, raw);
+/** The frames of one batch of events; `message_start` carries the public model name. */
+function framesOf(items: readonly StreamEvent[], model: string): string {
+  let text = '';
+  for (const event of items) {
+    const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
+    text += frame(message && typeof message === 'object' ? { ...event, message: { ...message, model } } : event);
   }
-  return items;
+  return text;
 }
 
 async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
@@ -69,7 +44,8 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
   try {
     while (!next.done) {
       const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-      const pending = writer.send(publicBatch(items, publicModel));
+      const stop = items.findIndex((e) => e.type === 'message_stop');
+      const pending = writer.write(framesOf(stop < 0 ? items : items.slice(0, stop + 1), publicModel), stop >= 0);
       ctx.answered = writer.completed;
       if (pending) await pending;
       // The answer is whole (message_stop) or the client left: read no further.
@@ -83,7 +59,7 @@ async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, ca
     // A client that went away is not an error of the request; anything else ends the stream with one.
     if (!writer.closed) {
       ctx.errorCode = error.code;
-      writer.fail(error.code, error.message);
+      writer.fail(frame({ type: 'error', error: { type: error.code, message: error.message } }));
     }
   } finally {
     await events.return?.(undefined);

@@ -1,11 +1,10 @@
 /** proxyRerank(): ranks documents through the model's rerank adapter and answers in one shape for every provider. */
-import { rawText } from '../raw-text';
-import { sendJson, sendJsonText } from '../send-json';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
-import { badUpstreamAnswer } from '../upstreams/errors';
-import { modelFor, startCall } from './upstream-call';
+import { badUpstreamAnswer } from '../upstreams/http/errors';
+import { modelFor, startCall } from '../upstreams/run-call';
+import { sendJson } from '../wire/send-json';
 
 /** The gateway's rerank answer. */
 export interface RerankResponse {
@@ -25,23 +24,16 @@ const byRank = (a: RerankResult, b: RerankResult): number => b.relevance_score -
  * Sorts the adapter's results by relevance (highest first), checks every index, keeps the top
  * `top_n` (all documents when `top_n` is absent or larger than their number), and adds
  * `document: {text}` from the caller's own documents only when `return_documents` is true.
- * A list marked with its upstream text (a built-in adapter's, already in this shape) that needs
- * none of that is returned as it is, so the answer can carry that text.
  */
 export function shapeResults(results: RerankResult[], request: RerankRequest, name: string): RerankResult[] {
   if (!Array.isArray(results)) throw badUpstreamAnswer(`upstream ${name} returned no result list`);
   const count = request.documents.length;
-  let ordered = true;
-  let previous: RerankResult | undefined;
   for (const r of results) {
     if (!Number.isInteger(r?.index) || r.index < 0 || r.index >= count || typeof r.relevance_score !== 'number' || !Number.isFinite(r.relevance_score)) {
       throw badUpstreamAnswer(`upstream ${name} returned an invalid result: ${JSON.stringify(r).slice(0, 500)}`);
     }
-    if (previous !== undefined && byRank(previous, r) > 0) ordered = false;
-    previous = r;
   }
   const cut = request.top_n !== undefined && request.top_n < results.length;
-  if (ordered && !cut && request.return_documents !== true && rawText(results) !== undefined) return results;
   const ranked = results.map((r) => {
     const out: RerankResult = { index: r.index, relevance_score: r.relevance_score };
     if (request.return_documents === true) out.document = { text: request.documents[r.index] as string };
@@ -49,20 +41,6 @@ export function shapeResults(results: RerankResult[], request: RerankRequest, na
   });
   ranked.sort(byRank);
   return cut ? ranked.slice(0, request.top_n) : ranked;
-}
-
-const EMPTY_RESULTS = '"results":[]';
-
-/**
- * The answer's JSON with `results` spliced in as the upstream's own text: no copy, sort or
- * serialisation of 100 scores. The rest is JSON.stringify's, so the answer keeps one shape
- * whichever way it is written. JSON.stringify escapes every quote inside a string, so the
- * first `"results":[]` is the member itself.
- */
-function answerText(r: RerankResponse, results: string): string {
-  const json = JSON.stringify({ ...r, results: [] });
-  const at = json.indexOf(EMPTY_RESULTS) + EMPTY_RESULTS.length - 2;
-  return json.slice(0, at) + results + json.slice(at + 2);
 }
 
 /** Needs `resolveModel({capability: 'rerank'})` before it; serves `/v1/rerank` and `/v2/rerank` alike. */
@@ -89,9 +67,7 @@ export function proxyRerank(): RequestHandler {
         usage: { input_tokens: tokens, search_units: units },
         meta: { api_version: { version }, billed_units: billed },
       };
-      const text = rawText(results);
-      if (text === undefined) sendJson(res, response);
-      else sendJsonText(res, answerText(response, text));
+      sendJson(res, response);
     });
   };
 }

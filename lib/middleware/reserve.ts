@@ -5,8 +5,9 @@ import { chargeFor } from '../billing/pricing';
 import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, LeaseKeeper } from '../leases';
+import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
-import { checkTimeout, withTimeout } from '../timeout';
+import { checkTimeout } from '../timeout';
 
 /** Options of reserve(). */
 export interface ReserveOptions {
@@ -47,7 +48,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
   if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(requestIds, expiresAt) (see "Writing your own store").');
   const leases = new LeaseKeeper<GatewayContext>(leaseMs, (live, until) => store.renewHolds(live.map((ctx) => ctx.requestId), until), requestOver, options.onError);
   const estimator = options.estimator ?? defaultEstimator;
-  const timeoutMs = checkTimeout(options.timeoutMs ?? 5000, 'reserve: option "timeoutMs"');
+  const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
   /** The hold is taken (or refused): carry on, or answer 402. */
   const held = (ctx: GatewayContext, request: ReserveRequest, result: ReserveResult, next: NextFunction): void => {
@@ -83,15 +84,6 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry() };
-    let result: ReturnType<BalanceStore['reserve']>;
-    try {
-      result = store.reserve(request);
-    } catch (err) {
-      failed(ctx, err, next);
-      return;
-    }
-    // A synchronous store (MemoryStore) answers in the same tick: no promise, no timer, no closure.
-    if (result instanceof Promise) withTimeout(result, timeoutMs, 'reserve').then((answer) => held(ctx, request, answer, next), (err: unknown) => failed(ctx, err, next));
-    else held(ctx, request, result, next);
+    callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err) => failed(ctx, err, next));
   };
 }

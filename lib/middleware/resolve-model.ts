@@ -1,9 +1,9 @@
 /** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
 import type { RequestHandler } from 'express';
-import { allowed, createCatalog, type Catalog } from '../catalog';
+import { allowed, createCatalog, type Catalog, type ModelEntry } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { Capability, ModelEntry } from '../types';
+import type { Capability } from '../types';
 
 /** Options of resolveModel(). */
 export interface ResolveModelOptions {

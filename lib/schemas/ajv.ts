@@ -7,8 +7,7 @@ const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 addFormats(ajv);
 
 // maxLength, counted as ajv counts it (code points), but only for a string longer than `limit`
-// UTF-16 units: a shorter one cannot have more code points (the rerank schema on 100 documents:
-// 8.7 µs with maxLength, 0.55 µs with this, in a microbenchmark).
+// UTF-16 units: a shorter one cannot have more code points, and 1000 documents need not be walked.
 const maxChars: SchemaValidateFunction = (limit: number, text: string) => {
   if (text.length <= limit || ucs2length(text) <= limit) return true;
   maxChars.errors = [{ keyword: 'maxChars', message: `must NOT have more than ${limit} characters`, params: { limit } }];

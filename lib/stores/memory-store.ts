@@ -43,8 +43,7 @@ interface CallerHolds {
 export interface MemoryStoreOptions {
   /**
    * Log entries, settlements, reviews and ledger rows kept (oldest dropped first). Default: 10000.
-   * Every kept record is marked by each full GC: at 100,000 the gateway spent 0.11 to 0.13 × (c)
-   * more CPU per request than at 10,000 (paired `npm run bench` runs).
+   * Every kept record is marked by each full GC: more costs CPU on every request (docs/benchmarks.md).
    */
   maxRecords?: number;
 }
@@ -154,9 +153,8 @@ export class MemoryStore implements GatewayStore {
   }
 
   /**
-   * Bounds a Map or Set (insertion order = age) the same way. Deleting the first entry one at a
-   * time is worse than it looks: V8 leaves deleted slots in place, so finding the new first entry
-   * walks all of them (~35 µs per request at 100,000).
+   * Bounds a Map or Set (insertion order = age) the same way, in blocks: deleting the first entry
+   * one at a time makes V8 walk every deleted slot to find the new first one.
    */
   private trim(records: Map<string, unknown> | Set<string>): void {
     let excess = records.size - this.maxRecords;

@@ -38,10 +38,12 @@ export interface UpstreamAttempt {
 }
 
 /**
- * Upstream for `POST /v1/messages`. `create` answers with one message; `stream` yields
- * Anthropic stream events in the documented order, one at a time or several at once as an
- * array (the built-in adapters yield the events of one upstream read together: cheaper). Both report usage through `ctx.usage`,
- * and throw GatewayError (see `upstreamError`) on failure; neither writes to the client.
+ * Upstream for `POST /v1/messages`. `create` answers with one complete message; `stream` yields
+ * complete Anthropic stream events in the documented order, one at a time or several at once
+ * as an array (the built-in adapters yield the events of one upstream read together). What they
+ * return is exactly what the client gets (the proxy only puts the public model name in). Both
+ * report usage through `ctx.usage` and throw GatewayError (see `upstreamError`) on failure;
+ * neither writes to the client.
  */
 export interface MessagesAdapter {
   readonly kind: 'messages';

@@ -3,13 +3,8 @@ import type { Response } from 'express';
 
 /** Sends `body` as `application/json` with the given status (default: the status already set). */
 export function sendJson(res: Response, body: unknown, status?: number): void {
-  sendJsonText(res, JSON.stringify(body), status);
-}
-
-/** Sends `text`, already JSON, as `application/json` with the given status (default: the status already set). */
-export function sendJsonText(res: Response, text: string, status?: number): void {
   if (res.destroyed || res.writableEnded) return;
   if (status !== undefined) res.statusCode = status;
   res.setHeader('content-type', 'application/json');
-  res.end(text); // Node sets content-length from the single chunk
+  res.end(JSON.stringify(body)); // Node sets content-length from the single chunk
 }

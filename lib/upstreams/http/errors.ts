@@ -1,5 +1,5 @@
 /** Maps upstream failures to standard codes with safe texts; the upstream's words go to `detail` only. */
-import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../errors';
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
 
 /**
  * Standard code for an upstream HTTP status. An upstream that rejects the gateway's own

@@ -1,11 +1,11 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
 import http from 'node:http';
 import https from 'node:https';
-import type { FetchLike, ResponseLike } from './types';
+import type { FetchLike, ResponseLike } from '../types';
 
 /**
  * A fetch-compatible function on `http.request` with keep-alive agents: no WHATWG objects per
- * call, about 0.6× the CPU of node-fetch 2 per upstream call in `npm run bench`. Pass it as an
+ * call, for hosts that want the cheapest client (see docs/benchmarks.md). Pass it as an
  * adapter's `fetch` option. Default agents: keep-alive, 256 sockets per host.
  */
 export function nodeHttpFetch(agents: { http?: http.Agent; https?: https.Agent } = {}): FetchLike {

@@ -1,7 +1,7 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
-import type { RerankRequest } from '../types';
-import { count, createRerankAdapter, obj, toResults } from './rerank-http';
-import type { HttpAdapterOptions, RerankAdapter, UsageFigures } from './types';
+import type { RerankRequest } from '../../types';
+import { count, createRerankAdapter, obj, toResults } from './rerank';
+import type { HttpAdapterOptions, RerankAdapter, UsageFigures } from '../types';
 
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 const topN = (request: RerankRequest, field: string): Record<string, number> => (request.top_n === undefined ? {} : { [field]: request.top_n });
@@ -21,13 +21,13 @@ export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
   const version = options.apiVersion ?? 'v2';
   if (version !== 'v1' && version !== 'v2') throw new TypeError('cohere adapter: option "apiVersion" must be "v1" or "v2".');
   return createRerankAdapter(options, {
-    name: 'cohere', path: `/${version}/rerank`, auth: bearer, resultsKey: 'results',
+    name: 'cohere', path: `/${version}/rerank`, auth: bearer,
     body: (r) => ({
       model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_n'),
       ...(version === 'v1' ? { return_documents: false } : {}),
       ...(r.max_tokens_per_doc !== undefined && version === 'v2' ? { max_tokens_per_doc: r.max_tokens_per_doc } : {}),
     }),
-    parse: (body) => {
+    parse: (body, name) => {
       const meta = obj(obj(body).meta);
       const billed = obj(meta.billed_units);
       const usage: UsageFigures = {};
@@ -35,7 +35,7 @@ export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
       if (tokens !== undefined) usage.inputTokens = tokens;
       const units = count(billed.search_units);
       if (units !== undefined) usage.searchUnits = units;
-      return { results: obj(body).results, usage };
+      return { results: toResults(obj(body).results, 'relevance_score', name), usage };
     },
   });
 }
@@ -48,18 +48,18 @@ const totalTokens = (body: unknown): UsageFigures => {
 /** Jina rerank (`/v1/rerank`); usage from `usage.total_tokens`. */
 export function jinaAdapter(options: HttpAdapterOptions): RerankAdapter {
   return createRerankAdapter(options, {
-    name: 'jina', path: '/v1/rerank', auth: bearer, resultsKey: 'results',
+    name: 'jina', path: '/v1/rerank', auth: bearer,
     body: (r) => ({ model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_n'), return_documents: false }),
-    parse: (body) => ({ results: obj(body).results, usage: totalTokens(body) }),
+    parse: (body, name) => ({ results: toResults(obj(body).results, 'relevance_score', name), usage: totalTokens(body) }),
   });
 }
 
 /** Voyage rerank (`/v1/rerank`): `top_k`, results under `data`; usage from `usage.total_tokens`. */
 export function voyageAdapter(options: HttpAdapterOptions): RerankAdapter {
   return createRerankAdapter(options, {
-    name: 'voyage', path: '/v1/rerank', auth: bearer, resultsKey: 'data',
+    name: 'voyage', path: '/v1/rerank', auth: bearer,
     body: (r) => ({ model: r.model, query: r.query, documents: r.documents, ...topN(r, 'top_k'), return_documents: false }),
-    parse: (body) => ({ results: obj(body).data, usage: totalTokens(body) }),
+    parse: (body, name) => ({ results: toResults(obj(body).data, 'relevance_score', name), usage: totalTokens(body) }),
   });
 }
 
@@ -71,6 +71,6 @@ export function teiAdapter(options: HttpAdapterOptions): RerankAdapter {
   return createRerankAdapter(options, {
     name: 'tei', path: '/rerank', auth: bearer,
     body: (r) => ({ query: r.query, texts: r.documents, raw_scores: false, return_text: false }),
-    parse: (body) => ({ results: Array.isArray(body) ? toResults(body, 'score', 'tei') : undefined, usage: {} }),
+    parse: (body, name) => ({ results: toResults(body, 'score', name), usage: {} }),
   });
 }

@@ -1,6 +1,6 @@
 /** A local stand-in upstream (no network): echoes the prompt, so the quick start works with no provider. */
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import type { MessagesAdapter, UpstreamCallContext } from './types';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import type { MessagesAdapter, UpstreamCallContext } from '../types';
 
 const words = (request: MessagesRequest): string[] => {
   const last = request.messages.at(-1)?.content ?? '';

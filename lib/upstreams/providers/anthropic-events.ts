@@ -1,9 +1,8 @@
 /** Reading Anthropic-format usage, events and stream errors. */
-import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../errors';
-import type { StreamEvent } from '../types';
-import { startsAt } from '../raw-text';
-import { badUpstreamAnswer } from './errors';
-import type { UsageFigures } from './types';
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
+import type { StreamEvent } from '../../types';
+import { badUpstreamAnswer } from '../http/errors';
+import type { UsageFigures } from '../types';
 
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
@@ -24,27 +23,8 @@ export function usageFromAnthropic(usage: Record<string, unknown> | object | nul
   return figures;
 }
 
-/** Events the gateway only forwards: nothing in them is billed, renamed or checked for errors. */
-const FORWARDED = new Map(['content_block_delta', 'content_block_start', 'content_block_stop', 'ping']
-  .map((type) => [type, `{"type":"${type}"`] as const));
-
-/**
- * The type of a content event that can be forwarded without parsing: its `data` starts with
- * its own type (as Anthropic serialises them) and is a closed object. Every other event is
- * parsed (`parseEventData`), so usage, model names and errors are always read from real JSON.
- */
-export function forwardedType(message: { event?: string | undefined; data: string }): string | undefined {
-  const prefix = message.event === undefined ? undefined : FORWARDED.get(message.event);
-  const data = message.data;
-  return prefix !== undefined && startsAt(data, prefix) && data.charCodeAt(data.length - 1) === 125 /* } */ ? message.event : undefined;
-}
-
-/** `message_stop` as Anthropic serialises it: known without parsing (one JSON.parse fewer per stream). */
-const MESSAGE_STOP = '{"type":"message_stop"}';
-
 /** Parses one SSE `data` field into an event object, or throws `api_error`. */
 export function parseEventData(data: string, name: string): StreamEvent {
-  if (data === MESSAGE_STOP) return { type: 'message_stop' };
   try {
     const event = JSON.parse(data) as unknown;
     if (typeof event === 'object' && event !== null && typeof (event as StreamEvent).type === 'string') return event as StreamEvent;

@@ -1,10 +1,8 @@
 /** Translation between Anthropic Messages and OpenAI Chat Completions (request, response, usage, errors). */
-import { GatewayError, SAFE_MESSAGES } from '../errors';
-import { messageText } from '../json-text';
-import { withRaw } from '../raw-text';
-import type { MessageResponse, MessagesRequest, TextBlock } from '../types';
-import { badUpstreamAnswer, codeForUpstreamStatus } from './errors';
-import type { UsageFigures } from './types';
+import { GatewayError, SAFE_MESSAGES } from '../../errors';
+import type { MessageResponse, MessagesRequest, TextBlock } from '../../types';
+import { badUpstreamAnswer, codeForUpstreamStatus } from '../http/errors';
+import type { UsageFigures } from '../types';
 
 /** Which field carries the output bound upstream. */
 export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
@@ -82,8 +80,7 @@ export function fromChatResponse(body: unknown, id: string, name: string): { mes
     stop_reason: stopReason(choice.finish_reason), stop_sequence: null,
     usage: messageUsage(usage),
   };
-  // Its text goes with it, so the proxy sends it without JSON.stringify (see json-text.ts).
-  return { usage, message: withRaw(message, messageText(message)) };
+  return { usage, message };
 }
 
 /** Detects an error object in a stream chunk, in the wrapped (`{error:{…}}`) and unwrapped (`{object:"error"}`) shapes. */

@@ -1,13 +1,13 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
-import { randomHex } from '../random-id';
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { SseBatchReader } from '../streaming/sse-reader';
-import { badUpstreamAnswer } from './errors';
-import { postJson, readJson, readText, resolveHttp } from './http';
-import { guardAdapter, redacted } from './guard';
+import { randomHex } from '../../random-id';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import { SseBatchReader } from '../../wire/sse-reader';
+import { badUpstreamAnswer } from '../http/errors';
+import { postJson, readJson, readText, resolveHttp } from '../http/client';
+import { guardAdapter, redacted } from '../http/redact';
 import { ChatStreamTranslator } from './openai-stream';
 import { fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
-import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
+import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the OpenAI Chat Completions adapter. */
 export interface OpenAIChatAdapterOptions extends HttpAdapterOptions {
@@ -60,10 +60,8 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
       let done = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
-        const batch = sse.read(chunk);
-        if (batch === undefined) continue;
         const events: StreamEvent[] = [];
-        for (const message of batch) {
+        for (const message of sse.read(chunk) ?? []) {
           if (message.data.trim() === '[DONE]') {
             done = true;
             close(events); // in the same write as the chunks read with [DONE]

@@ -1,10 +1,10 @@
-/** Shared plumbing of the proxy middlewares: abort on client close, error routing, `ctx.work`. */
+/** Runs one upstream call for a proxy middleware: abort on client close, error routing, `ctx.work`. */
 import type { NextFunction, Response } from 'express';
+import type { ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
-import { CallContext } from '../upstreams/call-context';
-import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
-import type { ModelEntry } from '../types';
+import { CallContext } from './call-context';
+import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
 /**
  * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
@@ -46,7 +46,7 @@ export function startCall(
         return;
       }
       const error = toGatewayError(err);
-      ctx.errorCode ??= call.aborted ? undefined : error.code;
+      ctx.errorCode ??= call.signal.aborted ? undefined : error.code;
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },

@@ -1,13 +1,11 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../types';
-import { SseBatchReader } from '../streaming/sse-reader';
-import { rawChunk, withRaw, withRawChunk } from '../raw-text';
-import { rawEvent } from '../streaming/sse-writer';
-import { badUpstreamAnswer } from './errors';
-import { parseJson, postJson, readText, resolveHttp } from './http';
-import { guardAdapter, redacted } from './guard';
-import { forwardedType, parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-usage';
-import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from './types';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import { SseBatchReader } from '../../wire/sse-reader';
+import { badUpstreamAnswer } from '../http/errors';
+import { parseJson, postJson, readText, resolveHttp } from '../http/client';
+import { guardAdapter, redacted } from '../http/redact';
+import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-events';
+import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the Anthropic adapter. */
 export interface AnthropicAdapterOptions extends HttpAdapterOptions {
@@ -25,19 +23,18 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
 
   async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
     const open = await postJson(http, '/v1/messages', { ...request, stream: false }, ctx);
-    const text = await readText(open);
-    const body = parseJson(text, http.name);
+    const body = parseJson(await readText(open), http.name);
     const message = body as MessageResponse;
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content) || typeof message.usage !== 'object') {
       throw badUpstreamAnswer(`upstream ${http.name} sent a body that is not a message: ${JSON.stringify(body).slice(0, 2000)}`);
     }
     ctx.usage.report(usageFromAnthropic(message.usage));
     ctx.usage.complete();
-    return withRaw(message, text); // unchanged: the proxy may send the upstream's own text
+    return message;
   }
 
+  /** Yields the complete events of each upstream read together; errors leave with the key redacted. */
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
-    // Errors leave with the key redacted from their detail (see guardAdapter).
     try {
       const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
       const type = open.response.headers.get('content-type') ?? '';
@@ -48,21 +45,8 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       let stopped = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
-        const batch = sse.read(chunk);
-        if (batch === undefined) continue;
         const events: StreamEvent[] = [];
-        // Whether every event leaves as its own frame, unchanged: then the chunk may go out as it came.
-        let unchanged = true;
-        for (const message of batch) {
-          if (stopped) {
-            unchanged = false;
-            break;
-          }
-          const forwarded = forwardedType(message);
-          if (forwarded !== undefined) {
-            events.push(rawEvent(forwarded, message.data));
-            continue;
-          }
+        for (const message of sse.read(chunk) ?? []) {
           let event: StreamEvent;
           try {
             event = parseEventData(message.data, http.name);
@@ -72,24 +56,23 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
             throw err;
           }
           if (event.type === 'message_start') {
-            const start = event.message as { usage?: Record<string, unknown> } | undefined;
-            ctx.usage.report(usageFromAnthropic(start?.usage));
+            // Only input (and cache) figures count from here: the output figure is a placeholder until message_delta.
+            const { output_tokens: _placeholder, ...start } = ((event.message as { usage?: Record<string, unknown> } | undefined)?.usage ?? {});
+            ctx.usage.report(usageFromAnthropic(start));
           } else if (event.type === 'message_delta') {
             ctx.usage.report(usageFromAnthropic(event.usage as Record<string, unknown> | undefined));
           } else if (event.type === 'message_stop') {
             stopped = true;
             ctx.usage.complete();
           }
-          if (message.event !== event.type) unchanged = false;
-          events.push(withRaw(event, message.data));
+          events.push(event);
+          if (stopped) break; // nothing after message_stop reaches the client
         }
         // The answer is whole: what trails is drained in the background (bounded), not waited for.
         if (stopped) open.drain();
-        const raw = rawChunk(batch);
-        if (events.length > 0) yield unchanged && raw !== undefined ? withRawChunk(events, raw) : events;
+        if (events.length > 0) yield events;
         if (stopped) return;
       }
-      if (stopped) return;
       throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
     } catch (err) {
       throw redacted(err, http.redact);

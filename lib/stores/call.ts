@@ -1,0 +1,22 @@
+/** Calls a store method that may answer at once or with a promise, bounded in time. */
+import { withTimeout } from '../timeout';
+import type { Awaitable } from './types';
+
+/** Longest wait for a store call on the request path, in ms. */
+export const DEFAULT_STORE_TIMEOUT_MS = 5000;
+
+/**
+ * Runs `call` and hands its answer to `done`, or what it threw, rejected or a timeout to
+ * `failed`. A synchronous store (MemoryStore) is answered in the same tick, with no promise or timer.
+ */
+export function callStore<T>(call: () => Awaitable<T>, timeoutMs: number, what: string, done: (value: T) => void, failed: (err: unknown) => void): void {
+  let out: Awaitable<T>;
+  try {
+    out = call();
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  if (out instanceof Promise) withTimeout(out, timeoutMs, what).then(done, failed);
+  else done(out);
+}
