@@ -6,7 +6,6 @@ const names = Object.keys(require(path.join(dist, 'index.js'))).filter((n) => n 
 const lines = [
   "import cjs from './index.js';",
   ...names.map((n) => `export const ${n} = cjs.${n};`),
-  'export default cjs;',
   '',
 ];
 fs.writeFileSync(path.join(dist, 'index.mjs'), lines.join('\n'));

@@ -47,6 +47,8 @@ export function reserve(options: ReserveOptions): RequestHandler {
   if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('reserve: option "leaseMs" must be an integer of at least 100 ms.');
   if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(requestIds, expiresAt) (see "Writing your own store").');
   const leases = new LeaseKeeper<GatewayContext>(leaseMs, (live, until) => store.renewHolds(live.map((ctx) => ctx.requestId), until), requestOver, options.onError);
+  // Once the request is over its settle follows at once and drops the hold: no more renewals.
+  const endLease = (ctx: GatewayContext): void => leases.release(ctx.requestId);
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
@@ -63,6 +65,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
     }
     ctx.hold = request.amount;
     leases.track(request.requestId, ctx);
+    ctx.finalizers.push(endLease);
     next();
   };
   /** The store failed: refuse (fail closed), or go on without a hold (fail open). */

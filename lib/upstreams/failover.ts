@@ -1,6 +1,7 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
 import { GatewayError, toGatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
+import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { isRetryableCode } from './http/errors';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
@@ -22,10 +23,10 @@ type Adapter = MessagesAdapter | RerankAdapter;
 interface Health { failures: number; downUntil: number }
 
 const pause = (ms: number, ctx: UpstreamCallContext): Promise<void> => new Promise((resolve) => {
-  if (ms <= 0 || ctx.signal.aborted) return resolve();
+  if (ms <= 0 || callAborted(ctx)) return resolve();
   const timer = setTimeout(done, ms);
-  ctx.signal.addEventListener('abort', done);
-  function done(): void { clearTimeout(timer); ctx.signal.removeEventListener('abort', done); resolve(); }
+  onCallAbort(ctx, done);
+  function done(): void { clearTimeout(timer); offCallAbort(ctx, done); resolve(); }
 });
 
 function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
@@ -59,7 +60,7 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
       } catch (err) {
         const error = toGatewayError(err);
         ctx.recordAttempt?.({ upstream: adapter.name, ok: false, code: error.code, detail: error.detail ?? error.message, ms: performance.now() - started });
-        if (ctx.signal.aborted || !isRetryableCode(error.code)) throw error;
+        if (callAborted(ctx) || !isRetryableCode(error.code)) throw error;
         last = error;
         h.failures++;
         const waitMs = (error.retryAfter ?? 0) * 1000;

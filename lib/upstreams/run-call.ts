@@ -46,7 +46,7 @@ export function startCall(
         return;
       }
       const error = toGatewayError(err);
-      ctx.errorCode ??= call.signal.aborted ? undefined : error.code;
+      ctx.errorCode ??= call.aborted ? undefined : error.code;
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },

@@ -2,6 +2,7 @@
 import nodeFetch from 'node-fetch';
 import { GatewayError } from '../../errors';
 import { createAgents } from './agent';
+import { callAborted, offCallAbort, onCallAbort } from '../call-context';
 import { redactor } from './redact';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from '../types';
@@ -115,21 +116,19 @@ class UpstreamCall implements OpenResponse {
   private body: AsyncIterator<Uint8Array | string> | undefined;
   private draining = false;
 
-  constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
-    if (ctx.signal.aborted) this.controller.abort();
-    else ctx.signal.addEventListener('abort', this); // the call itself is the listener (handleEvent)
-  }
-
   /** The request's call was aborted (client gone, shutdown): this upstream call stops. */
-  handleEvent(): void {
-    this.controller.abort();
+  private readonly stop = (): void => this.controller.abort();
+
+  constructor(private readonly http: ResolvedHttp, private readonly ctx: UpstreamCallContext) {
+    if (callAborted(ctx)) this.controller.abort();
+    else onCallAbort(ctx, this.stop);
   }
 
   /** The GatewayError for a failure of the call. */
   fail(err: unknown): GatewayError {
     if (err instanceof GatewayError) return err;
     if (this.phase) return timeoutError(this.phase);
-    if (this.ctx.signal.aborted) return clientGone();
+    if (callAborted(this.ctx)) return clientGone();
     const message = err instanceof Error ? err.message : String(err);
     if (message.includes('connect timeout')) return timeoutError('connect');
     return connectionError(`upstream ${this.http.name}: ${message}`);
@@ -145,7 +144,7 @@ class UpstreamCall implements OpenResponse {
   /** The call is over: no timer, no abort listener. */
   done(): void {
     clearTimeout(this.timer);
-    this.ctx.signal.removeEventListener('abort', this);
+    offCallAbort(this.ctx, this.stop);
   }
 
   async *chunks(): AsyncGenerator<Uint8Array | string> {
