@@ -8,10 +8,8 @@ interface Scenario { name: string; direct: { path: string; body: object }; gatew
 
 const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 10);
 /**
- * Separate processes per scenario, alternating which copy loads first. Run A/A (one code on both
- * sides), the copy loaded second was 14–31 µs faster per JSON request in every process, and one
- * process could be off by tens of µs on streams; so the error is taken across processes, not
- * across the rounds of one.
+ * Separate processes per scenario, alternating which copy loads first: run A/A, the copy loaded
+ * second was faster in every process (docs/benchmarks.md), so the error is taken across processes.
  */
 const PROCESSES = Number(process.env.BENCH_AB_PROCESSES ?? 4);
 const PER_ROUND = Number(process.env.BENCH_AB_REQUESTS ?? 1000);

@@ -109,8 +109,7 @@ async function loadRuns(procs: Map<Target, Proc>, mode: 'sequential' | 'paired')
     process.stderr.write(counted ? '.' : 'w');
   };
   // Each proxy is loaded at the same moment as (c) alone: with more servers sharing the core, the
-  // ratios moved with how the scheduler split it (a four-way pass gave the gateway 1.49 × where
-  // its own runs gave 1.19 ×). (c)'s cell of each pair is kept under `express@<target>`.
+  // ratios move with how the scheduler splits it (docs/benchmarks.md). (c)'s cell of each pair is kept under `express@<target>`.
   const runPair = async (s: Scenario, t: Target, counted: boolean): Promise<void> => {
     const cells = await measure([loadOf(procs, 'express', s), loadOf(procs, t, s)], CONNECTIONS, counted ? SECONDS : WARM_SECONDS);
     if (counted) {
@@ -122,11 +121,8 @@ async function loadRuns(procs: Map<Target, Proc>, mode: 'sequential' | 'paired')
     process.stderr.write(counted ? '.' : 'w');
   };
   // Paired: each proxy's pairs form one block with its own uncounted warm-up round, so no server
-  // under test idles between its cells. Interleaved (its pairs spread among the others', as until
-  // the eighth round), a proxy idled about 2/3 of the pass while (c) never did, and what it did while
-  // idle (V8's idle-time GC, the likely part) was never counted: the gateway's streams and rerank
-  // measured 1.19-1.25 x (c) interleaved and 1.31-1.34 x in a quick check minutes later. Each ratio is still taken
-  // against (c) loaded at the same moment, so the machine's drift cancels as before.
+  // under test idles between its cells (idle time, and V8's idle-time work in it, would go
+  // uncounted). Each ratio is taken against (c) loaded at the same moment, so the machine's drift cancels.
   if (mode === 'paired') {
     for (const t of LOADED) {
       if (t === 'direct' || t === 'express') continue;
