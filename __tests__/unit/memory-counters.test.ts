@@ -40,7 +40,7 @@ it('ended windows are dropped once many keys have come and gone', () => {
 
 it('slots: one per request, taken while free, refused without counting, given back once', () => {
   const slots = new MemorySlots();
-  const slot = (id: string) => ({ key: 'a', id });
+  const slot = (id: string) => ({ key: 'a', id, over: () => false });
   expect([slots.take(slot('r1'), 2).ok, slots.take(slot('r2'), 2).ok]).toEqual([true, true]);
   expect(slots.take(slot('r3'), 2)).toEqual({ ok: false, retryMs: 1000 });
   expect(slots.take(slot('r1'), 2).ok).toBe(true); // a request that holds a slot keeps it, no second one

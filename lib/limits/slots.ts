@@ -1,10 +1,13 @@
 /** Concurrency slots: one per request in flight, given back when it ends; in Redis, a lease that lapses if it is not. */
+import { LeaseKeeper } from '../leases';
 import { ADMITTED, type Taken } from './counter';
 
-/** A request's slot: whose, and which request holds it. */
+/** A request's slot: whose, which request holds it, and whether that request is over. */
 export interface Slot {
   readonly key: string;
   readonly id: string;
+  /** Whether the request is over (a slot never given back stops being renewed then). */
+  readonly over: () => boolean;
 }
 
 /** Requests in flight per key, each holding its own slot. */
@@ -13,8 +16,6 @@ export interface Slots {
   take(slot: Slot, limit: number): Taken | Promise<Taken>;
   /** Gives the slot back (idempotent). */
   give(slot: Slot): unknown;
-  /** Extends the lease of slots still held until `expiresAt` (epoch ms). */
-  renew(slots: readonly Slot[], expiresAt: number): unknown;
 }
 
 /** A concurrency refusal: a slot frees when a request ends, so retry soon. */
@@ -40,10 +41,6 @@ export class MemorySlots implements Slots {
     const ids = this.held.get(slot.key);
     if (!ids?.delete(slot.id)) return;
     if (ids.size === 0) this.held.delete(slot.key);
-  }
-
-  renew(): void {
-    // nothing lapses in one process
   }
 
   /** Slots held under `key` (for tests and diagnosis). */
@@ -83,10 +80,15 @@ const GIVE_BACKOFF_MS = 200;
  * Slots in Redis, shared by every instance: one sorted set per key, a member per request scored
  * with its lease's end. A member whose lease lapsed (its instance died, or its give-back failed)
  * stops counting; the set's own expiry is pushed back with every take and renewal, so it never
- * ends while a member lives. The count is a set's size: it cannot go negative.
+ * ends while a member lives. The count is a set's size: it cannot go negative. The slots this
+ * instance holds are renewed every quarter lease until given back or their request is over.
  */
 export class RedisSlots implements Slots {
-  constructor(private readonly redis: RedisEval, private readonly prefix: string, private readonly leaseMs: number) {}
+  private readonly leases: LeaseKeeper<Slot>;
+
+  constructor(private readonly redis: RedisEval, private readonly prefix: string, private readonly leaseMs: number) {
+    this.leases = new LeaseKeeper<Slot>(leaseMs, (held) => this.renew(held), (slot) => slot.over());
+  }
 
   private keyOf(key: string): string {
     return `${this.prefix}:slots:${key}`;
@@ -94,11 +96,14 @@ export class RedisSlots implements Slots {
 
   async take(slot: Slot, limit: number): Promise<Taken> {
     const ok = await this.redis.eval(TAKE, 1, this.keyOf(slot.key), limit, slot.id, this.leaseMs);
-    return Number(ok) === 1 ? ADMITTED : FULL;
+    if (Number(ok) !== 1) return FULL;
+    this.leases.track(`${slot.key}\u0000${slot.id}`, slot);
+    return ADMITTED;
   }
 
   /** Tried a few times (a connection blip); if it still fails, the lease lapses within leaseMs. */
   async give(slot: Slot): Promise<void> {
+    this.leases.release(`${slot.key}\u0000${slot.id}`);
     for (let n = 1; ; n++) {
       try {
         await this.redis.eval('return redis.call(\'ZREM\', KEYS[1], ARGV[1])', 1, this.keyOf(slot.key), slot.id);
@@ -110,7 +115,8 @@ export class RedisSlots implements Slots {
     }
   }
 
-  async renew(slots: readonly Slot[]): Promise<void> {
+  /** Extends the leases of `slots` by one lease from now (the server's clock); given-back ones stay gone. */
+  private async renew(slots: readonly Slot[]): Promise<void> {
     const byKey = new Map<string, string[]>();
     for (const slot of slots) {
       const ids = byKey.get(slot.key);

@@ -3,7 +3,6 @@ import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { LeaseKeeper } from '../leases';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Slot, Slots } from '../limits/slots';
@@ -35,17 +34,14 @@ type Step =
 interface Plan {
   readonly steps: readonly Step[];
   readonly tpmLimit: number;
+  /** Whether a concurrency slot is taken. */
+  readonly slotted: boolean;
   /** Whether something is given back when a request ends (a concurrency or tpm limit). */
   readonly corrected: boolean;
 }
 
 /** Callers whose plans are remembered (by caller object, the last one seen per id); then it starts afresh. */
 const PLAN_CACHE_SIZE = 10_000;
-
-/** A request's slot, kept in its context's lease while it is in flight. */
-interface HeldSlot extends Slot {
-  readonly ctx: GatewayContext;
-}
 
 /**
  * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
@@ -62,7 +58,6 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
   }
   const pool = limiterPool(options);
   const slots: Slots = pool.slots;
-  const leases = new LeaseKeeper<HeldSlot>(pool.slotLeaseMs, (held, until) => slots.renew(held, until), (held) => requestOver(held.ctx));
   const estimator = options.estimator ?? defaultEstimator;
   // Callers come back as the same object from the stores (MemoryStore, PostgresStore's key
   // cache): their plans are looked up once, not rebuilt from their limits on every request.
@@ -75,33 +70,20 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
       const limit = merged[kind] as number;
       return Object.freeze(kind === 'concurrency' ? { kind, limit } : { kind, counter: pool.window(kind, limit) });
     });
-    const plan: Plan = Object.freeze({ steps, tpmLimit: merged.tpm ?? 0, corrected: steps.some((step) => step.kind !== 'rpm') });
+    const plan: Plan = Object.freeze({ steps, tpmLimit: merged.tpm ?? 0, slotted: Boolean(merged.concurrency), corrected: steps.some((step) => step.kind !== 'rpm') });
     if (plans.size >= PLAN_CACHE_SIZE) plans.clear();
     plans.set(caller.id, { caller, plan });
     return plan;
   };
 
-  const slotOf = (a: Admission): HeldSlot => ({ key: a.callerId, id: a.ctx.requestId, ctx: a.ctx });
-
-  /** Takes one step for an admission; a concurrency slot's lease is kept alive from then on. */
-  const takeStep = (step: Step, a: Admission): Taken | Promise<Taken> => {
-    if (step.kind !== 'concurrency') return step.counter.take(a.callerId, step.kind === 'tpm' ? a.tokens : 1);
-    const slot = slotOf(a);
-    const out = slots.take(slot, step.limit);
-    const keep = (taken: Taken): Taken => {
-      if (taken.ok) leases.track(slot.id, slot);
-      return taken;
-    };
-    return out instanceof Promise ? out.then(keep) : keep(out);
-  };
+  /** Takes one step for an admission. */
+  const takeStep = (step: Step, a: Admission): Taken | Promise<Taken> =>
+    step.kind === 'concurrency' ? slots.take(a.slot as Slot, step.limit) : step.counter.take(a.callerId, step.kind === 'tpm' ? a.tokens : 1);
 
   /** Gives back what a step took: on a later step's refusal (`used` undefined) or when the request is over. */
   const giveBack = (step: Step, a: Admission, used?: number): unknown => {
     if (step.kind === 'rpm') return undefined; // a request that was refused still arrived
-    if (step.kind === 'concurrency') {
-      leases.release(a.ctx.requestId);
-      return slots.give(slotOf(a));
-    }
+    if (step.kind === 'concurrency') return slots.give(a.slot as Slot);
     if (used === undefined) return step.counter.give(a.callerId, a.tokens);
     return used < a.tokens ? step.counter.give(a.callerId, a.tokens - used) : used > a.tokens ? step.counter.add(a.callerId, used - a.tokens) : undefined;
   };
@@ -157,7 +139,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
       next(new Error('model-gateway: limits() needs authenticate() before it.'));
       return;
     }
-    const { steps, tpmLimit, corrected } = planFor(caller);
+    const { steps, tpmLimit, slotted, corrected } = planFor(caller);
     let tokens = 0;
     if (tpmLimit > 0) {
       const estimate = (ctx.estimate ??= estimator(req.body));
@@ -167,7 +149,8 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         return;
       }
     }
-    take({ ctx, steps, callerId: caller.id, tokens, corrected, next }, 0);
+    const slot: Slot | undefined = slotted ? { key: caller.id, id: ctx.requestId, over: () => requestOver(ctx) } : undefined;
+    take({ ctx, steps, callerId: caller.id, slot, tokens, corrected, next }, 0);
   };
 }
 
@@ -176,6 +159,8 @@ interface Admission {
   readonly ctx: GatewayContext;
   readonly steps: readonly Step[];
   readonly callerId: string;
+  /** The request's concurrency slot, when the caller has a concurrency limit. */
+  readonly slot: Slot | undefined;
   /** Tokens counted at admission (the estimate), for tpm. */
   readonly tokens: number;
   readonly corrected: boolean;
