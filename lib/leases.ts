@@ -8,7 +8,7 @@ export type RenewLeases<T> = (items: readonly T[], expiresAt: number) => unknown
 
 /**
  * Renews the leases of the requests it tracks, all in one call, every quarter lease, while any
- * is tracked (no timer when idle). A request is tracked from `track()` until `release()` or
+ * is tracked (the timer stops at a tick with nothing to renew). A request is tracked from `track()` until `release()` or
  * until `done()` says it is over. A renewal that fails is tried again at the next tick; the
  * lease has three more ticks before it lapses.
  */
@@ -41,10 +41,9 @@ export class LeaseKeeper<T> {
     }
   }
 
-  /** Stops renewing `id`. */
+  /** Stops renewing `id`. The timer stops at the next tick that finds nothing to renew, not here: one per request would churn timers. */
   release(id: string): void {
     this.live.delete(id);
-    if (this.live.size === 0) this.stop();
   }
 
   /** Number of leases kept alive. */

@@ -196,6 +196,31 @@ it('a settlement the store keeps refusing is set aside after bounded retries; ot
   }
 });
 
+it('PostgreSQL: a settlement the database refuses is set aside; the one batched with it is billed; close() completes', async () => {
+  const pg = await pgStore();
+  // A real refusal by the database: a constraint this caller's settlements break.
+  await pg.pool.query(`ALTER TABLE ${pg.schema}.settlements ADD CONSTRAINT refuse_one CHECK (caller_id <> 'refused')`);
+  const asides: SetAsideWrite[] = [];
+  const store = pg.store as unknown as MemoryStore;
+  const gw = await startGateway({ models: models('claude-json'), store, writes: { baseDelayMs: 5, maxDelayMs: 10, maxAttempts: 3, onSetAside: (w) => asides.push(w) } });
+  try {
+    await pg.store.addKey('sk-pg-refused', { id: 'refused', balance: 1000 });
+    await pg.store.addKey('sk-pg-good', { id: 'good', balance: 1000 });
+    const [a, b] = await Promise.all([postMessages(gw.url, 'sk-pg-refused', 'claude-json'), postMessages(gw.url, 'sk-pg-good', 'claude-json')]);
+    await gw.router.close();
+    expect(asides.map((w) => [w.kind, w.requestId])).toEqual([['settle', a.headers.get('request-id')]]);
+    const rows = await pg.pool.query(`SELECT request_id, charge, billing_status FROM ${pg.schema}.request_log ORDER BY billing_status`);
+    expect(rows.rows).toEqual([
+      { request_id: b.headers.get('request-id'), charge: String(CHARGE), billing_status: 'billed' },
+      { request_id: a.headers.get('request-id'), charge: '0', billing_status: 'needs_review' },
+    ]);
+    expect(await pg.store.getAccount('good')).toEqual({ balance: 1000 - CHARGE, held: 0, ledger: 1000 - CHARGE });
+  } finally {
+    await gw.close();
+    await pg.drop();
+  }
+});
+
 it('PostgreSQL: a record the database refuses fails alone, not the others written in the same statement', async () => {
   const pg = await pgStore();
   try {
