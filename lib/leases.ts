@@ -1,4 +1,5 @@
-/** Leases of requests in flight: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+/** Leases: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+import { randomHex } from './random-id';
 
 /** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
 export const DEFAULT_LEASE_MS = 60_000;
@@ -68,5 +69,44 @@ export class LeaseKeeper<T> {
   private stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+  }
+}
+
+/**
+ * Keeps the leases of every hold one instance has taken alive, with one store call every quarter
+ * lease for all of them (`renewHolds(instanceId, expiresAt)`): nothing is tracked per request.
+ * A hold leaves with its settlement; when the instance dies, the renewals stop and its holds lapse
+ * one lease later. The timer starts with the first hold and never keeps the process alive.
+ */
+export class HoldLeases {
+  /** Marks this instance's holds in the store. */
+  readonly instanceId = `inst_${randomHex()}`;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly leaseMs: number,
+    private readonly renew: (instanceId: string, expiresAt: number) => unknown,
+    private readonly onError: (err: unknown) => void = () => undefined,
+  ) {
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+  }
+
+  /** When a lease taken now ends. */
+  expiry(now = Date.now()): number {
+    return now + this.leaseMs;
+  }
+
+  /** Starts the renewals (once). */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), Math.floor(this.leaseMs / 4));
+    this.timer.unref();
+  }
+
+  /** Renews this instance's holds now (the timer calls it; tests may too). */
+  tick(): Promise<void> {
+    return Promise.resolve()
+      .then(() => this.renew(this.instanceId, this.expiry()))
+      .then(() => undefined, this.onError);
   }
 }

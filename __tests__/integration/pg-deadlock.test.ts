@@ -43,7 +43,7 @@ it('batched reserves and settles from two instances over the same callers: no er
   const expiresAt = Date.now() + 60_000;
   for (let round = 0; round < ROUNDS; round++) {
     const reserve = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
-      store.reserve({ callerId: c, requestId: `${tag}_${round}_${c}`, amount: 3, expiresAt })
+      store.reserve({ instanceId: 'test', callerId: c, requestId: `${tag}_${round}_${c}`, amount: 3, expiresAt })
         .then((r) => { if (r.ok && round === ROUNDS - 1) heldLastRound.set(c, (heldLastRound.get(c) ?? 0) + 3); }, (e: unknown) => errors.push(e)));
     // Settling the previous round's holds at the same time makes the two kinds of batch cross.
     const settle = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
@@ -81,10 +81,10 @@ it('a reserve batch chosen as a deadlock victim is run again; any other database
   const store = new PostgresStore({ pool: pool as never, schema: made.schema, sweepIntervalMs: 0 });
   try {
     await made.store.addKey(`k-victim-${randomBytes(4).toString('hex')}`, { id: 'victim', balance: 10 });
-    expect(await store.reserve({ callerId: 'victim', requestId: 'rv_1', amount: 4, expiresAt: Date.now() + 60_000 })).toEqual({ ok: true });
+    expect(await store.reserve({ instanceId: 'test', callerId: 'victim', requestId: 'rv_1', amount: 4, expiresAt: Date.now() + 60_000 })).toEqual({ ok: true });
     expect(calls).toHaveLength(2);
     broken = 1;
-    await expect(store.reserve({ callerId: 'victim', requestId: 'rv_2', amount: 4, expiresAt: Date.now() + 60_000 })).rejects.toThrow('disk full');
+    await expect(store.reserve({ instanceId: 'test', callerId: 'victim', requestId: 'rv_2', amount: 4, expiresAt: Date.now() + 60_000 })).rejects.toThrow('disk full');
     expect(calls).toHaveLength(3);
     expect(await made.store.getAccount('victim')).toMatchObject({ balance: 10, held: 4 });
   } finally {

@@ -169,7 +169,7 @@ class RefusingStore implements GatewayStore {
   constructor(readonly inner: MemoryStore, readonly refused: string) {}
   findCaller(hash: string) { return this.inner.findCaller(hash); }
   reserve(r: ReserveRequest) { return this.inner.reserve(r); }
-  renewHolds(ids: readonly string[], until: number) { return this.inner.renewHolds(ids, until); }
+  renewHolds(instance: string, until: number) { return this.inner.renewHolds(instance, until); }
   settle(s: Settlement) { return s.callerId === this.refused ? Promise.reject(new Error('value out of range')) : Promise.resolve(this.inner.settle(s)); }
   release(id: string) { return this.inner.release(id); }
   appendLog(e: RequestLogEntry) { return Promise.resolve(this.inner.appendLog(e)); }

@@ -47,21 +47,21 @@ describe.each(stores)('%s', (_name, make) => {
 
   it('reserve is a check-and-hold on balance minus live holds', async () => {
     const id = await caller(100);
-    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: true });
-    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: false, available: 40 });
+    expect(await store.reserve({ instanceId: 'test', callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: true });
+    expect(await store.reserve({ instanceId: 'test', callerId: id, requestId: rid(), amount: 60, expiresAt: later() })).toEqual({ ok: false, available: 40 });
     expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 60 });
   });
 
   it('concurrent reserves never hold more than the balance', async () => {
     const id = await caller(200);
-    const results = await Promise.all(Array.from({ length: 50 }, () => store.reserve({ callerId: id, requestId: rid(), amount: 10, expiresAt: later() })));
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.reserve({ instanceId: 'test', callerId: id, requestId: rid(), amount: 10, expiresAt: later() })));
     expect(results.filter((r) => r.ok)).toHaveLength(20);
     expect((await store.getAccount(id)).held).toBe(200);
   });
 
   it('reserves of several callers made together: each caller admitted in order while it fits, refusals say what was left', async () => {
     const [a, b, none] = [await caller(100), await caller(25), `c_missing_${rid()}`];
-    const ask = (callerId: string, amount: number) => store.reserve({ callerId, requestId: rid(), amount, expiresAt: later() });
+    const ask = (callerId: string, amount: number) => store.reserve({ instanceId: 'test', callerId, requestId: rid(), amount, expiresAt: later() });
     const results = await Promise.all([ask(a, 60), ask(b, 10), ask(a, 30), ask(none, 1), ask(b, 10), ask(a, 20), ask(b, 10)]);
     expect(results).toEqual([
       { ok: true }, { ok: true }, { ok: true }, { ok: false, available: 0 }, { ok: true }, { ok: false, available: 10 }, { ok: false, available: 5 },
@@ -73,7 +73,7 @@ describe.each(stores)('%s', (_name, make) => {
   it('settle charges once per request id, releases the hold, and a repeat (even concurrent) is a no-op', async () => {
     const id = await caller(1000);
     const requestId = rid();
-    await store.reserve({ callerId: id, requestId, amount: 300, expiresAt: later() });
+    await store.reserve({ instanceId: 'test', callerId: id, requestId, amount: 300, expiresAt: later() });
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.settle(settlement(requestId, id, 120))));
     expect(outcomes.filter((o) => o.applied)).toHaveLength(1);
     expect(await store.getAccount(id)).toEqual({ balance: 880, held: 0, ledger: 880 });
@@ -82,7 +82,7 @@ describe.each(stores)('%s', (_name, make) => {
   it('a needs_review settlement charges only its charge and keeps a review record', async () => {
     const id = await caller(1000);
     const requestId = rid();
-    await store.reserve({ callerId: id, requestId, amount: 300, expiresAt: later() });
+    await store.reserve({ instanceId: 'test', callerId: id, requestId, amount: 300, expiresAt: later() });
     expect(await store.settle(settlement(requestId, id, 0, 'needs_review'))).toEqual({ applied: true });
     expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
     if (store instanceof MemoryStore) expect(store.getReviews().map((r) => r.requestId)).toContain(requestId);
@@ -96,20 +96,35 @@ describe.each(stores)('%s', (_name, make) => {
   it('release frees a hold without charging; expired holds stop counting and are swept', async () => {
     const id = await caller(100);
     const a = rid();
-    await store.reserve({ callerId: id, requestId: a, amount: 70, expiresAt: later() });
+    await store.reserve({ instanceId: 'test', callerId: id, requestId: a, amount: 70, expiresAt: later() });
     await store.release(a);
     expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 0 });
-    await store.reserve({ callerId: id, requestId: rid(), amount: 100, expiresAt: Date.now() + 50 });
+    await store.reserve({ instanceId: 'test', callerId: id, requestId: rid(), amount: 100, expiresAt: Date.now() + 50 });
     await new Promise((r) => setTimeout(r, 80));
     await store.sweepExpiredHolds();
     expect(await store.getAccount(id)).toMatchObject({ balance: 100, held: 0 });
-    expect(await store.reserve({ callerId: id, requestId: rid(), amount: 100, expiresAt: later() })).toEqual({ ok: true });
+    expect(await store.reserve({ instanceId: 'test', callerId: id, requestId: rid(), amount: 100, expiresAt: later() })).toEqual({ ok: true });
+  });
+
+  it('renewHolds extends every live hold of one instance, not another instance\'s, and never revives a lapsed one', async () => {
+    const id = await caller(300);
+    const soon = (): number => Date.now() + 150;
+    await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
+    await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
+    await store.reserve({ instanceId: 'dead', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
+    await store.renewHolds('alive', later());
+    await new Promise((r) => setTimeout(r, 200));
+    await store.sweepExpiredHolds();
+    expect(await store.getAccount(id)).toMatchObject({ balance: 300, held: 200 });
+    await store.renewHolds('dead', later()); // too late: its hold lapsed and stays lapsed
+    expect(await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 100, expiresAt: later() })).toEqual({ ok: true });
+    expect(await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 1, expiresAt: later() })).toEqual({ ok: false, available: 0 });
   });
 
   it('a settle after the hold expired and was swept still charges exactly once', async () => {
     const id = await caller(100);
     const requestId = rid();
-    await store.reserve({ callerId: id, requestId, amount: 50, expiresAt: Date.now() + 20 });
+    await store.reserve({ instanceId: 'test', callerId: id, requestId, amount: 50, expiresAt: Date.now() + 20 });
     await new Promise((r) => setTimeout(r, 40));
     await store.sweepExpiredHolds();
     await store.settle(settlement(requestId, id, 30));
@@ -140,7 +155,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2]);
+    expect(first.flat()).toEqual([1, 2, 3]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

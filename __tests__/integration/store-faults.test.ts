@@ -32,7 +32,7 @@ class FaultyStore implements GatewayStore {
   findCaller(hash: string) { return this.run('findCaller', () => this.inner.findCaller(hash)); }
   reserve(r: ReserveRequest) { return this.run('reserve', () => this.inner.reserve(r)); }
   settle(s: Settlement) { return this.run('settle', () => this.inner.settle(s)); }
-  renewHolds(ids: readonly string[], until: number) { return this.inner.renewHolds(ids, until); }
+  renewHolds(instance: string, until: number) { return this.inner.renewHolds(instance, until); }
   release(id: string) { return this.inner.release(id); }
   appendLog(e: RequestLogEntry) { return this.run('appendLog', () => this.inner.appendLog(e)); }
 }

@@ -48,14 +48,14 @@ it('a reserve costs the same however many holds its caller has in flight, and ex
   const started = performance.now();
   // Walking the caller's live holds on every reserve makes this quadratic: ~20 s for 20,000.
   let admitted = 0;
-  for (let i = 0; i < 20_000; i++) if (store.reserve({ callerId: 'many', requestId: `h${i}`, amount: 10, expiresAt: now + 60_000 }).ok) admitted++;
+  for (let i = 0; i < 20_000; i++) if (store.reserve({ instanceId: 'test', callerId: 'many', requestId: `h${i}`, amount: 10, expiresAt: now + 60_000 }).ok) admitted++;
   expect(performance.now() - started).toBeLessThan(1000);
   expect(admitted).toBe(20_000);
   expect(store.available('many', now)).toBe(1_000_000_000 - 200_000);
   store.release('h0');
   store.settle({ requestId: 'h1', callerId: 'many', model: 'm', endpoint: 'messages', charge: 7, billingStatus: 'billed', usage });
   expect(store.available('many', now)).toBe(1_000_000_000 - 7 - 199_980);
-  expect(store.reserve({ callerId: 'many', requestId: 'soon', amount: 5, expiresAt: now + 10 })).toEqual({ ok: true });
+  expect(store.reserve({ instanceId: 'test', callerId: 'many', requestId: 'soon', amount: 5, expiresAt: now + 10 })).toEqual({ ok: true });
   expect(store.available('many', now + 5)).toBe(1_000_000_000 - 7 - 199_985);
   expect(store.available('many', now + 10)).toBe(1_000_000_000 - 7 - 199_980); // 'soon' expired
   expect(store.available('many', now + 60_000)).toBe(1_000_000_000 - 7); // all expired
@@ -83,8 +83,8 @@ it('a request id reserved twice holds once, and its release gives it all back', 
   const store = new MemoryStore();
   store.addKey('sk-twice', { id: 'twice', balance: 1000 });
   const expiresAt = Date.now() + 60_000;
-  expect(store.reserve({ callerId: 'twice', requestId: 'same', amount: 300, expiresAt })).toEqual({ ok: true });
-  expect(store.reserve({ callerId: 'twice', requestId: 'same', amount: 400, expiresAt })).toEqual({ ok: true });
+  expect(store.reserve({ instanceId: 'test', callerId: 'twice', requestId: 'same', amount: 300, expiresAt })).toEqual({ ok: true });
+  expect(store.reserve({ instanceId: 'test', callerId: 'twice', requestId: 'same', amount: 400, expiresAt })).toEqual({ ok: true });
   expect(store.available('twice')).toBe(600);
   store.release('same');
   expect(store.available('twice')).toBe(1000);

@@ -2,9 +2,9 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { chargeFor } from '../billing/pricing';
-import { gatewayContext, requestOver, type GatewayContext } from '../context';
+import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { DEFAULT_LEASE_MS, LeaseKeeper } from '../leases';
+import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
 import { checkTimeout } from '../timeout';
@@ -14,8 +14,9 @@ export interface ReserveOptions {
   /** Where balances are held. Required. */
   store: BalanceStore;
   /**
-   * The lease of a hold, in ms: renewed every quarter lease while its request is in flight, so
-   * a hold lives exactly as long as its request; a crashed instance's holds lapse after it. Default: 60000.
+   * The lease of a hold, in ms: this instance renews all its holds every quarter lease, and a
+   * hold leaves with its settlement, so it lives as long as its request; a crashed instance's
+   * holds lapse one lease after it. Default: 60000.
    */
   leaseMs?: number;
   /** Called when renewing the leases fails (they are tried again at the next renewal). Default: none. */
@@ -34,7 +35,7 @@ export interface ReserveOptions {
 
 /**
  * Needs resolveModel() before it and billingHook() around it (which settles and so releases
- * the hold; without it a hold lasts until its request closes, plus one lease). Holds price × estimate atomically; when the available
+ * the hold; without it a hold is renewed for as long as the process lives). Holds price × estimate atomically; when the available
  * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
  * The hold only admits: the bill is decided later from the confirmed usage.
  */
@@ -45,10 +46,8 @@ export function reserve(options: ReserveOptions): RequestHandler {
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('reserve: option "leaseMs" must be an integer of at least 100 ms.');
-  if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(requestIds, expiresAt) (see "Writing your own store").');
-  const leases = new LeaseKeeper<GatewayContext>(leaseMs, (live, until) => store.renewHolds(live.map((ctx) => ctx.requestId), until), requestOver, options.onError);
-  // Once the request is over its settle follows at once and drops the hold: no more renewals.
-  const endLease = (ctx: GatewayContext): void => leases.release(ctx.requestId);
+  if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(instanceId, expiresAt) (see "Writing your own store").');
+  const leases = new HoldLeases(leaseMs, (instanceId, until) => store.renewHolds(instanceId, until), options.onError);
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
@@ -64,8 +63,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     ctx.hold = request.amount;
-    leases.track(request.requestId, ctx);
-    ctx.finalizers.push(endLease);
+    leases.start();
     next();
   };
   /** The store failed: refuse (fail closed), or go on without a hold (fail open). */
@@ -86,7 +84,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
       next();
       return;
     }
-    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry() };
+    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry(), instanceId: leases.instanceId };
     callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err) => failed(ctx, err, next));
   };
 }

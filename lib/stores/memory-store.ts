@@ -26,6 +26,7 @@ interface Hold {
   callerId: string;
   amount: number;
   expiresAt: number;
+  instanceId: string;
 }
 
 /** What keep() returns when it drops nothing. */
@@ -98,7 +99,7 @@ export class MemoryStore implements GatewayStore {
     if (this.holds.has(request.requestId)) this.release(request.requestId);
     const available = this.available(request.callerId);
     if (request.amount > available) return { ok: false, available };
-    this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt });
+    this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt, instanceId: request.instanceId });
     let own = this.holdsByCaller.get(request.callerId);
     if (!own) this.holdsByCaller.set(request.callerId, (own = { ids: new Set(), held: 0, nextExpiry: Infinity }));
     own.ids.add(request.requestId);
@@ -107,10 +108,10 @@ export class MemoryStore implements GatewayStore {
     return { ok: true };
   }
 
-  renewHolds(requestIds: readonly string[], expiresAt: number): void {
-    for (const id of requestIds) {
-      const hold = this.holds.get(id);
-      if (hold && hold.expiresAt > Date.now()) hold.expiresAt = expiresAt; // a lapsed hold stays lapsed
+  renewHolds(instanceId: string, expiresAt: number): void {
+    const now = Date.now();
+    for (const hold of this.holds.values()) {
+      if (hold.instanceId === instanceId && hold.expiresAt > now) hold.expiresAt = expiresAt; // a lapsed hold stays lapsed
     }
   }
 

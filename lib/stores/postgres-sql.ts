@@ -7,12 +7,12 @@ export function statements(s: string) {
     // The reserves of one tick in one statement: balance rows locked in caller order, then per
     // caller the requests are admitted in arrival order while their running total fits.
     reserveMany: `WITH x AS (
-        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, request_id text, caller_id text, amount bigint, expires_at double precision)),
+        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, request_id text, caller_id text, amount bigint, expires_at double precision, instance_id text)),
       b AS (SELECT caller_id, balance - held AS available FROM ${s}.balances
         WHERE caller_id IN (SELECT caller_id FROM x) ORDER BY caller_id FOR UPDATE),
       w AS (SELECT x.*, b.available, sum(x.amount) OVER (PARTITION BY x.caller_id ORDER BY x.i) AS running FROM x JOIN b USING (caller_id)),
-      h AS (INSERT INTO ${s}.holds (request_id, caller_id, amount, expires_at)
-        SELECT request_id, caller_id, amount, to_timestamp(expires_at / 1000) FROM w WHERE running <= available
+      h AS (INSERT INTO ${s}.holds (request_id, caller_id, amount, expires_at, instance_id)
+        SELECT request_id, caller_id, amount, to_timestamp(expires_at / 1000), instance_id FROM w WHERE running <= available
         ON CONFLICT (request_id) DO NOTHING RETURNING request_id, caller_id, amount),
       u AS (UPDATE ${s}.balances SET held = held + t.total
         FROM (SELECT caller_id, sum(amount) AS total FROM h GROUP BY caller_id) t WHERE ${s}.balances.caller_id = t.caller_id)
@@ -38,7 +38,7 @@ export function statements(s: string) {
       SELECT request_id FROM s`,
     // Only live holds: one whose lease lapsed may already have been released by a sweeper.
     renewHolds: `UPDATE ${s}.holds SET expires_at = to_timestamp($2::double precision / 1000)
-      WHERE request_id = ANY($1::text[]) AND expires_at > now()`,
+      WHERE instance_id = $1 AND expires_at > now()`,
     release: `WITH h AS (DELETE FROM ${s}.holds WHERE request_id = $1 RETURNING caller_id, amount)
       UPDATE ${s}.balances b SET held = b.held - h.amount FROM h WHERE b.caller_id = h.caller_id`,
     // Safe on every instance at once: a hold is subtracted only by the statement that deleted it.

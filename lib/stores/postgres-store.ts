@@ -121,7 +121,7 @@ export class PostgresStore implements GatewayStore {
   private async reserveMany(list: ReserveRequest[]): Promise<ReserveResult[]> {
     const first = new Map<string, number>();
     list.forEach((r, i) => { if (!first.has(r.requestId)) first.set(r.requestId, i); });
-    const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt }))
+    const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt, instance_id: r.instanceId }))
       .filter((row) => first.get(row.request_id) === row.i);
     const result = await retryDeadlock(() => this.run('reserveMany', [JSON.stringify(rows)]));
     const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
@@ -148,8 +148,8 @@ export class PostgresStore implements GatewayStore {
     return list.map((s, i) => applied.has(s.requestId) && list.findIndex((o) => o.requestId === s.requestId) === i);
   }
 
-  async renewHolds(requestIds: readonly string[], expiresAt: number): Promise<void> {
-    await this.run('renewHolds', [requestIds, expiresAt]);
+  async renewHolds(instanceId: string, expiresAt: number): Promise<void> {
+    await this.run('renewHolds', [instanceId, expiresAt]);
   }
 
   async release(requestId: string): Promise<void> {

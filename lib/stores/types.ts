@@ -20,8 +20,10 @@ export interface ReserveRequest {
   requestId: string;
   /** Integer minor units to hold. */
   amount: number;
-  /** Epoch milliseconds at which the hold's lease ends (renewed by renewHolds() while its request lives). */
+  /** Epoch milliseconds at which the hold's lease ends (renewHolds() moves it while the instance lives). */
   expiresAt: number;
+  /** The instance holding it: renewHolds() renews every live hold of an instance at once. */
+  instanceId: string;
 }
 
 /** Outcome of a reserve: refused when the available balance (balance − live holds) is short. */
@@ -47,8 +49,8 @@ export interface Settlement {
  */
 export interface BalanceStore {
   reserve(request: ReserveRequest): Awaitable<ReserveResult>;
-  /** Moves the lease end of the holds still held under these request ids to `expiresAt`; others are ignored. */
-  renewHolds(requestIds: readonly string[], expiresAt: number): Awaitable<void>;
+  /** Moves the lease end of every live hold of `instanceId` to `expiresAt`; a lapsed hold stays lapsed. */
+  renewHolds(instanceId: string, expiresAt: number): Awaitable<void>;
   settle(settlement: Settlement): Awaitable<{ applied: boolean }>;
   release(requestId: string): Awaitable<void>;
 }
