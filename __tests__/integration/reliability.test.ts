@@ -191,6 +191,7 @@ it('a settlement the store keeps refusing is set aside after bounded retries; ot
     expect(asides.map((w) => [w.kind, w.requestId, (w.record as Settlement).charge])).toEqual([['settle', a.headers.get('request-id'), CHARGE]]);
     expect(await logEntry(memory, a.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'needs_review', charge: 0, detail: expect.stringMatching(/settlement set aside/) });
     expect(await logEntry(memory, b.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'billed', charge: CHARGE });
+    expect(memory.getAccount('refused').held).toBe(0); // the hold went back with the set-aside settlement
   } finally {
     await gw.close();
   }

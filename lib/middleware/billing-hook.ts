@@ -76,7 +76,11 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   return settled.then((stored) => {
     ctx.settled = true;
     if (stored) notify();
-    else Object.assign(entry, { charge: 0, billingStatus: 'needs_review', detail: `${entry.detail ?? ''}${entry.detail ? '; ' : ''}settlement set aside: the store refused it` });
+    else {
+      // The hold must not outlive its request: given back (best effort), and the log says so.
+      Promise.resolve().then(() => options.store.release(requestId)).catch(() => undefined);
+      Object.assign(entry, { charge: 0, billingStatus: 'needs_review', detail: `${entry.detail ?? ''}${entry.detail ? '; ' : ''}settlement set aside: the store refused it` });
+    }
     return log();
   });
 }
