@@ -13,7 +13,7 @@ const env = (name: string, fallback?: string): string => {
 
 async function main(): Promise<void> {
   const pool = new Pool({ connectionString: env('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/test'), max: Number(env('PG_POOL_MAX', '20')) });
-  const store = new PostgresStore({ pool, schema: env('GATEWAY_SCHEMA', 'model_gateway'), sweepIntervalMs: Number(env('SWEEP_INTERVAL_MS', '30000')) });
+  const store = new PostgresStore({ pool, schema: env('GATEWAY_SCHEMA', 'model_gateway'), ...(process.env.SWEEP_INTERVAL_MS ? { sweepIntervalMs: Number(process.env.SWEEP_INTERVAL_MS) } : {}) });
   await store.migrate();
   const redis = new Redis(env('REDIS_URL', 'redis://127.0.0.1:6379'), { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
   const anthropic = anthropicAdapter({ baseURL: env('ANTHROPIC_BASE_URL'), apiKey: process.env.ANTHROPIC_API_KEY ?? '' });

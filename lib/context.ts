@@ -40,7 +40,7 @@ export interface GatewayContext {
   answered?: boolean;
   /** The billingHook() that settles this request (the first one met); later ones stand aside. */
   settledBy?: object;
-  /** Set once the request's settlement was written (or set aside): its hold and slots need no more renewal. */
+  /** Set once the request's settlement was written (or set aside): its slots need no more renewal. */
   settled: boolean;
   /** The gracefulShutdown() gate that counts this request (the first one met); later ones stand aside. */
   gatedBy?: object;

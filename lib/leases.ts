@@ -8,9 +8,9 @@ export const DEFAULT_LEASE_MS = 60_000;
 export type RenewLeases<T> = (items: readonly T[], expiresAt: number) => unknown;
 
 /**
- * Renews the leases of the requests it tracks, all in one call, every quarter lease, while any
- * is tracked (the timer stops at a tick with nothing to renew). A request is tracked from `track()` until `release()` or
- * until `done()` says it is over. A renewal that fails is tried again at the next tick; the
+ * Renews the leases of the requests it tracks, all in one call, every quarter lease (the timer
+ * stops at a tick with nothing to renew). A request is tracked from `track()` until `release()`
+ * or until `done()` says it is over. A renewal that fails is tried again at the next tick; the
  * lease has three more ticks before it lapses.
  */
 export class LeaseKeeper<T> {
