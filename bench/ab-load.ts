@@ -20,7 +20,8 @@ function gatewayApp(root: string, upstream: string): express.Express {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const lib = require(path.join(root, 'lib')) as typeof Library;
   const store = new lib.MemoryStore();
-  store.addKey(KEY, { id: 'bench', balance: 1e15 });
+  store.addKey(KEY, { id: 'bench' });
+  store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const app = express();
   app.use(lib.createGatewayRouter({ store, models: benchModels(lib, upstream), limits: LIMITS }));
   return app;

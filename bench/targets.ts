@@ -33,8 +33,9 @@ function expressFetch(): http.Server {
 }
 
 /** (d, e) The gateway with the whole pipeline on: auth, validation, limits, reserve, settle, request log. */
-async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown }): Promise<http.Server> {
-  await store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
+async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown; credit(c: lib.Credit): unknown }): Promise<http.Server> {
+  await store.addKey(BENCH_KEY, { id: 'bench' });
+  await store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const models = benchModels(lib, upstream);
   const app = express();
   app.use(createGatewayRouter({ store, models, limits: LIMITS }));
@@ -47,7 +48,8 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
  */
 function stagedGateway(level: number): http.Server {
   const store = new MemoryStore();
-  store.addKey(BENCH_KEY, { id: 'bench', balance: 1e15 });
+  store.addKey(BENCH_KEY, { id: 'bench' });
+  store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const models = createCatalog([{ id: 'claude', capability: 'llm', upstream: anthropicAdapter({ baseURL: upstream }), pricing: PRICE }]);
   const on = (group: number): boolean => level > group;
   const handler = compose([

@@ -6,7 +6,8 @@ import type { ModelEntry } from '../lib';
 
 const store = new MemoryStore();
 const demoKey = process.env.GATEWAY_DEMO_KEY ?? `sk-demo-${randomBytes(12).toString('hex')}`;
-store.addKey(demoKey, { id: 'demo', balance: 1_000_000 });
+store.addKey(demoKey, { id: 'demo' });
+store.credit({ callerId: 'demo', amount: 1_000_000, idempotencyKey: 'opening-demo' });
 
 // A real upstream when the environment names one; otherwise the clearly labelled local stand-in.
 const messagesUpstream = process.env.ANTHROPIC_BASE_URL

@@ -79,7 +79,8 @@ export function buildSharedApp(options: SharedAppOptions): { app: express.Expres
 
 if (require.main === module) {
   const store = new MemoryStore();
-  store.addKey('sk-shared-demo', { id: 'demo', balance: 1_000_000, limits: { rpm: 60 } });
+  store.addKey('sk-shared-demo', { id: 'demo', limits: { rpm: 60 } });
+  store.credit({ callerId: 'demo', amount: 1_000_000, idempotencyKey: 'opening-demo' });
   const openaiBaseURL = process.env.OPENAI_BASE_URL;
   if (!openaiBaseURL) throw new Error('Set OPENAI_BASE_URL (and OPENAI_API_KEY) to an OpenAI-compatible upstream.');
   const { app } = buildSharedApp({ store, openaiBaseURL, openaiKey: process.env.OPENAI_API_KEY ?? '' });

@@ -57,6 +57,7 @@ export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, MemoryStoreOptions, LedgerRow, ReviewRecord } from './stores/memory-store';
 export type { PostgresStoreOptions } from './stores/postgres-store';
+export type { Credit, CreditResult } from './stores/credit';
 export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,

@@ -15,11 +15,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** A fresh random key for a new caller, added to the store. */
-export function addCaller(store: MemoryStore, caller: Partial<MemoryKey> = {}): { key: string; id: string } {
+/** A fresh random key for a new caller, added to the store with its opening balance (default 10,000,000). */
+export function addCaller(store: MemoryStore, caller: Partial<MemoryKey> & { balance?: number } = {}): { key: string; id: string } {
+  const { balance = 10_000_000, ...rest } = caller;
   const id = caller.id ?? `caller_${randomBytes(6).toString('hex')}`;
   const key = `sk-test-${randomBytes(16).toString('hex')}`;
-  store.addKey(key, { balance: 10_000_000, ...caller, id });
+  store.addKey(key, { ...rest, id });
+  if (balance !== 0) store.credit({ callerId: id, amount: balance, idempotencyKey: `opening-${id}` });
   return { key, id };
 }
 

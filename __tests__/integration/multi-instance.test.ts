@@ -61,7 +61,8 @@ afterAll(async () => {
 async function newCaller(balance: number, limits?: { rpm?: number }): Promise<{ key: string; id: string }> {
   const id = `c_${randomBytes(6).toString('hex')}`;
   const key = `sk-mi-${randomBytes(16).toString('hex')}`;
-  await store.addKey(key, { id, balance, ...(limits ? { limits } : {}) });
+  await store.addKey(key, { id, ...(limits ? { limits } : {}) });
+  await store.credit({ callerId: id, amount: balance, idempotencyKey: `opening-${id}` });
   return { key, id };
 }
 

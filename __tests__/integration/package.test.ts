@@ -60,7 +60,8 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
       "import express from 'express';",
       "import { createGatewayRouter, MemoryStore, localStandIn, type GatewayOptions, type MessagesAdapter, type ModelEntry } from 'model-gateway';",
       'const store = new MemoryStore();',
-      "store.addKey('sk-host', { id: 'host', balance: 1000 });",
+      "store.addKey('sk-host', { id: 'host' });",
+      "store.credit({ callerId: 'host', amount: 1000, idempotencyKey: 'opening-host' });",
       "const upstream: MessagesAdapter = localStandIn();",
       "const models: ModelEntry[] = [{ id: 'm', capability: 'llm', upstream, pricing: { input: 1, output: 1 } }];",
       'const options: GatewayOptions = { store, models };',
@@ -77,7 +78,7 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
     for (const config of ['tsconfig.cjs.json', 'tsconfig.esm.json']) execFileSync(tsc, ['-p', config], { cwd: scratch, encoding: 'utf8' });
     const out = execFileSync(process.execPath, ['-e', [
       "const express = require('express'); const g = require('model-gateway');",
-      "const s = new g.MemoryStore(); s.addKey('k', { id: 'c', balance: 10 });",
+      "const s = new g.MemoryStore(); s.addKey('k', { id: 'c' });",
       "const app = express(); app.use(g.createGatewayRouter({ store: s, models: [{ id: 'm', capability: 'llm', upstream: g.localStandIn(), pricing: { input: 1 } }] }));",
       "const server = app.listen(0, '127.0.0.1', async () => {",
       "  const r = await fetch(`http://127.0.0.1:${server.address().port}/v1/models`, { headers: { authorization: 'Bearer k' } });",

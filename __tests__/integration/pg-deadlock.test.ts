@@ -22,7 +22,10 @@ async function withTwoInstances(test: (one: PostgresStore, two: PostgresStore) =
 
 it('batched settles from two instances over the same callers never deadlock', () => withTwoInstances(async (one, other) => {
   const callers = Array.from({ length: 8 }, (_, i) => `dl_${i}`);
-  for (const id of callers) await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 1_000_000 });
+  for (const id of callers) {
+    await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id });
+    await one.credit({ callerId: id, amount: 1_000_000, idempotencyKey: `opening-${id}` });
+  }
   const errors: unknown[] = [];
   for (let round = 0; round < 30; round++) {
     const a = callers.map((c) => ({ requestId: `a_${round}_${c}`, callerId: c }));
@@ -36,7 +39,10 @@ it('batched settles from two instances over the same callers never deadlock', ()
 
 it('batched reserves and settles from two instances over the same callers: no error, never more held than the balance', () => withTwoInstances(async (one, other) => {
   const callers = Array.from({ length: 6 }, (_, i) => `rs_${i}`);
-  for (const id of callers) await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id, balance: 100 });
+  for (const id of callers) {
+    await one.addKey(`k-${id}-${randomBytes(4).toString('hex')}`, { id });
+    await one.credit({ callerId: id, amount: 100, idempotencyKey: `opening-${id}` });
+  }
   const errors: unknown[] = [];
   const ROUNDS = 20;
   const heldLastRound = new Map<string, number>(callers.map((c) => [c, 0]));
@@ -80,7 +86,8 @@ it('a reserve batch chosen as a deadlock victim is run again; any other database
   };
   const store = new PostgresStore({ pool: pool as never, schema: made.schema, sweepIntervalMs: 0 });
   try {
-    await made.store.addKey(`k-victim-${randomBytes(4).toString('hex')}`, { id: 'victim', balance: 10 });
+    await made.store.addKey(`k-victim-${randomBytes(4).toString('hex')}`, { id: 'victim' });
+    await made.store.credit({ callerId: 'victim', amount: 10, idempotencyKey: 'opening-victim' });
     expect(await store.reserve({ instanceId: 'test', callerId: 'victim', requestId: 'rv_1', amount: 4, expiresAt: Date.now() + 60_000 })).toEqual({ ok: true });
     expect(calls).toHaveLength(2);
     broken = 1;

@@ -64,7 +64,8 @@ async function rows(ids: string[]): Promise<Array<{ request_id: string; charge: 
 }
 
 it('idle connections terminated: the process lives and the next requests are served on fresh connections', async () => {
-  await pg.store.addKey('sk-restart-idle', { id: 'idle', balance: 100_000 });
+  await pg.store.addKey('sk-restart-idle', { id: 'idle' });
+  await pg.store.credit({ callerId: 'idle', amount: 100_000, idempotencyKey: 'opening-idle' });
   expect((await send('sk-restart-idle', 'claude-json')).status).toBe(200);
   await sleep(100);
   await terminate();
@@ -77,7 +78,8 @@ it('idle connections terminated: the process lives and the next requests are ser
 
 it('connections terminated while serving: each request succeeds or fails with api_error, every one is logged once and billed at most once', async () => {
   const start = 100_000;
-  await pg.store.addKey('sk-restart-busy', { id: 'busy', balance: start });
+  await pg.store.addKey('sk-restart-busy', { id: 'busy' });
+  await pg.store.credit({ callerId: 'busy', amount: start, idempotencyKey: 'opening-busy' });
   const pending = Array.from({ length: 24 }, (_, i) => send('sk-restart-busy', i % 2 ? 'claude-slow' : 'claude-json'));
   await sleep(30);
   await terminate();

@@ -40,7 +40,8 @@ describe.each(['memory', 'postgres'] as const)('hold leases on %s', (kind) => {
     const gw = await startGateway({ models: models('claude-long-4000', 'claude-json'), store, holdLeaseMs: 1000 });
     try {
       const key = `sk-lease-${randomBytes(8).toString('hex')}`;
-      await store.addKey(key, { id: `lease-${kind}`, balance: 3 * HOLD });
+      await store.addKey(key, { id: `lease-${kind}` });
+      await store.credit({ callerId: `lease-${kind}`, amount: 3 * HOLD, idempotencyKey: `opening-lease-${kind}` });
       const streams = await Promise.all([0, 1, 2].map(() => openStream(gw.url, key, 'claude-long-4000')));
       expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
       await sleep(2500); // 2.5 leases: without renewal every hold would have lapsed
@@ -142,7 +143,8 @@ describe.each(['memory', 'postgres'] as const)('usage figures beyond any real re
     const gw = await startGateway({ models: models('claude-huge-usage'), store });
     try {
       const key = `sk-huge-${randomBytes(8).toString('hex')}`;
-      await store.addKey(key, { id: 'huge', balance: 1000 });
+      await store.addKey(key, { id: 'huge' });
+      await store.credit({ callerId: 'huge', amount: 1000, idempotencyKey: 'opening-huge' });
       const res = await postMessages(gw.url, key, 'claude-huge-usage', { stream });
       expect(res.status).toBe(200);
       await res.text();
@@ -205,8 +207,10 @@ it('PostgreSQL: a settlement the database refuses is set aside; the one batched 
   const store = pg.store as unknown as MemoryStore;
   const gw = await startGateway({ models: models('claude-json'), store, writes: { baseDelayMs: 5, maxDelayMs: 10, maxAttempts: 3, onSetAside: (w) => asides.push(w) } });
   try {
-    await pg.store.addKey('sk-pg-refused', { id: 'refused', balance: 1000 });
-    await pg.store.addKey('sk-pg-good', { id: 'good', balance: 1000 });
+    await pg.store.addKey('sk-pg-refused', { id: 'refused' });
+    await pg.store.credit({ callerId: 'refused', amount: 1000, idempotencyKey: 'opening-refused' });
+    await pg.store.addKey('sk-pg-good', { id: 'good' });
+    await pg.store.credit({ callerId: 'good', amount: 1000, idempotencyKey: 'opening-good' });
     const [a, b] = await Promise.all([postMessages(gw.url, 'sk-pg-refused', 'claude-json'), postMessages(gw.url, 'sk-pg-good', 'claude-json')]);
     await gw.router.close();
     expect(asides.map((w) => [w.kind, w.requestId])).toEqual([['settle', a.headers.get('request-id')]]);
@@ -225,7 +229,8 @@ it('PostgreSQL: a settlement the database refuses is set aside; the one batched 
 it('PostgreSQL: a record the database refuses fails alone, not the others written in the same statement', async () => {
   const pg = await pgStore();
   try {
-    await pg.store.addKey('sk-batch', { id: 'batch', balance: 1000 });
+    await pg.store.addKey('sk-batch', { id: 'batch' });
+    await pg.store.credit({ callerId: 'batch', amount: 1000, idempotencyKey: 'opening-batch' });
     const usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
     const settlement = (requestId: string, charge: number): Settlement => ({ requestId, callerId: 'batch', model: 'm', endpoint: 'messages', charge, billingStatus: 'billed', usage });
     const [bad, good] = await Promise.allSettled([pg.store.settle(settlement('req_bad', 1e20)), pg.store.settle(settlement('req_good', 7))]);

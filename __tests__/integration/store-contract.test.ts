@@ -1,12 +1,16 @@
 /** The same contract, run against MemoryStore and PostgresStore (real PostgreSQL, own schema). */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
-import type { GatewayStore, RequestLogEntry, Settlement, Usage } from '../../lib';
+import { SQL_DIR } from '../../lib/stores/migrate';
+import type { Credit, CreditResult, GatewayStore, RequestLogEntry, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
 type Account = { balance: number; held: number; ledger: number };
 type ContractStore = GatewayStore & {
-  addKey(key: string, caller: { id: string; balance?: number; models?: string[]; disabled?: boolean }): unknown;
+  addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
+  credit(credit: Credit): CreditResult | Promise<CreditResult>;
   getAccount(id: string): Account | Promise<Account>;
   sweepExpiredHolds(): unknown;
 };
@@ -34,7 +38,8 @@ describe.each(stores)('%s', (_name, make) => {
 
   async function caller(balance: number, extra: { models?: string[]; disabled?: boolean } = {}): Promise<string> {
     const id = `c_${randomBytes(6).toString('hex')}`;
-    await store.addKey(`key-${id}`, { id, balance, ...extra });
+    await store.addKey(`key-${id}`, { id, ...extra });
+    if (balance !== 0) await store.credit({ callerId: id, amount: balance, idempotencyKey: `opening-${id}` });
     return id;
   }
 
@@ -132,6 +137,27 @@ describe.each(stores)('%s', (_name, make) => {
     expect(await store.getAccount(id)).toEqual({ balance: 70, held: 0, ledger: 70 });
   });
 
+  it('credits and debits move money once per idempotency key, even concurrently; another change under a used key is refused', async () => {
+    const id = await caller(0);
+    const key = `topup-${id}`;
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.credit({ callerId: id, amount: 500, idempotencyKey: key })));
+    expect(results.filter((r) => r.applied)).toHaveLength(1);
+    expect(results.every((r) => r.callerId === id && r.amount === 500 && r.idempotencyKey === key)).toBe(true);
+    expect(await store.credit({ callerId: id, amount: -200, idempotencyKey: `debit-${id}` })).toMatchObject({ applied: true, amount: -200 });
+    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, ledger: 300 });
+    await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 501, idempotencyKey: key }))).rejects.toThrow(`idempotency key "${key}" was used for 500`);
+    await expect(Promise.resolve().then(() => store.credit({ callerId: 'someone-else', amount: 500, idempotencyKey: key }))).rejects.toThrow(/was used for 500 to/);
+    await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 5, idempotencyKey: '' }))).rejects.toThrow(/idempotencyKey must be a string/);
+    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, ledger: 300 });
+  });
+
+  it('provisioning never moves money: re-adding a key changes nothing, and a balance field is refused', async () => {
+    const id = await caller(1000);
+    await store.addKey(`key-${id}`, { id, models: ['a'] }); // a host re-provisioning at start-up
+    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+    await expect(Promise.resolve().then(() => store.addKey(`key-${id}`, { id, balance: 5 } as never))).rejects.toThrow(/"balance" is not taken/);
+  });
+
   it('appends one log entry per request id, whatever the retries', async () => {
     const requestId = rid();
     const entry: RequestLogEntry = {
@@ -149,13 +175,59 @@ describe.each(stores)('%s', (_name, make) => {
   });
 });
 
+it('PostgresStore: a host that provisions and credits at every start-up (new store, same database) never moves money twice', async () => {
+  const made = await pgStore();
+  try {
+    for (let start = 0; start < 3; start++) {
+      const store = new PostgresStore({ pool: made.pool, schema: made.schema, sweepIntervalMs: 0 });
+      await store.addKey('sk-boot', { id: 'boot' });
+      await store.credit({ callerId: 'boot', amount: 99_992, idempotencyKey: 'boot-opening-balance' });
+      store.close();
+    }
+    expect(await made.store.getAccount('boot')).toEqual({ balance: 99_992, held: 0, ledger: 99_992 });
+  } finally {
+    await made.drop();
+  }
+});
+
+it('PostgresStore: a database made by the previous schema (v2, with money in it) upgrades in place', async () => {
+  const made = await pgStore();
+  const old = `mgw_old_${randomBytes(4).toString('hex')}`;
+  try {
+    // The schema as the previous release left it: migrations 1 and 2 only, with a caller, a hold and a charge.
+    await made.pool.query(`CREATE SCHEMA ${old}`);
+    await made.pool.query(`CREATE TABLE ${old}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const file of ['001_init.sql', '002_attempts.sql']) {
+      await made.pool.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', old));
+      await made.pool.query(`INSERT INTO ${old}.migrations (version) VALUES ($1)`, [Number(file.slice(0, 3))]);
+    }
+    await made.pool.query(`INSERT INTO ${old}.callers (key_hash, caller_id) VALUES ($1, 'veteran')`, [hashKey('sk-veteran')]);
+    await made.pool.query(`INSERT INTO ${old}.balances (caller_id, balance, held) VALUES ('veteran', 950, 30)`);
+    await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, amount, kind) VALUES ('veteran', 1000, 'credit')`);
+    await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
+    await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
+    const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
+    expect(await store.migrate()).toEqual([3, 4]);
+    expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, ledger: 950 });
+    expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
+    expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
+    expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: false });
+    expect(await store.settle(settlement('req_open', 'veteran', 20))).toEqual({ applied: true });
+    expect(await store.getAccount('veteran')).toEqual({ balance: 980, held: 0, ledger: 980 });
+    store.close();
+  } finally {
+    await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
+    await made.drop();
+  }
+});
+
 it('migrate() runs once when several instances start at once, and is idempotent after', async () => {
   const made = await pgStore();
   try {
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3]);
+    expect(first.flat()).toEqual([1, 2, 3, 4]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

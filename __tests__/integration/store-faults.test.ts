@@ -138,7 +138,8 @@ it('PostgreSQL briefly unreachable while a stream settles: the bill and the log 
   const pg = new PostgresStore({ pool, schema: base.schema, keyCacheMs: 60_000, sweepIntervalMs: 0 });
   const server = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-slow']), store: pg as unknown as MemoryStore, writes: { baseDelayMs: 20, maxDelayMs: 100 } });
   try {
-    await pg.addKey('sk-pg-outage', { id: 'outage', balance: 1000 });
+    await pg.addKey('sk-pg-outage', { id: 'outage' });
+    await pg.credit({ callerId: 'outage', amount: 1000, idempotencyKey: 'opening-outage' });
     const reqId = await new Promise<string>((resolve, reject) => {
       void fetch(`${server.url}/v1/messages`, {
         method: 'POST', headers: { 'x-api-key': 'sk-pg-outage', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },

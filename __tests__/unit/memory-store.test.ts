@@ -43,7 +43,8 @@ const usage = { inputTokens: 1, outputTokens: 0, cacheReadInputTokens: 0, cacheC
 
 it('a reserve costs the same however many holds its caller has in flight, and expired holds stop counting', () => {
   const store = new MemoryStore();
-  store.addKey('sk-many-holds', { id: 'many', balance: 1_000_000_000 });
+  store.addKey('sk-many-holds', { id: 'many' });
+  store.credit({ callerId: 'many', amount: 1_000_000_000, idempotencyKey: 'opening-many' });
   const now = Date.now();
   const started = performance.now();
   // Walking the caller's live holds on every reserve makes this quadratic: ~20 s for 20,000.
@@ -64,8 +65,10 @@ it('a reserve costs the same however many holds its caller has in flight, and ex
 
 it('keeps the last maxRecords ledger rows, and every balance still equals its ledger sum', () => {
   const store = new MemoryStore({ maxRecords: 10 });
-  store.addKey('sk-ledger-a', { id: 'a', balance: 1000 });
-  store.addKey('sk-ledger-b', { id: 'b', balance: 500 });
+  store.addKey('sk-ledger-a', { id: 'a' });
+  store.credit({ callerId: 'a', amount: 1000, idempotencyKey: 'opening-a' });
+  store.addKey('sk-ledger-b', { id: 'b' });
+  store.credit({ callerId: 'b', amount: 500, idempotencyKey: 'opening-b' });
   for (let i = 0; i < 200; i++) {
     const callerId = i % 3 === 0 ? 'b' : 'a';
     store.settle({ requestId: `l${i}`, callerId, model: 'm', endpoint: 'messages', charge: 1 + (i % 2), billingStatus: 'billed', usage });
@@ -81,7 +84,8 @@ it('keeps the last maxRecords ledger rows, and every balance still equals its le
 
 it('a request id reserved twice holds once, and its release gives it all back', () => {
   const store = new MemoryStore();
-  store.addKey('sk-twice', { id: 'twice', balance: 1000 });
+  store.addKey('sk-twice', { id: 'twice' });
+  store.credit({ callerId: 'twice', amount: 1000, idempotencyKey: 'opening-twice' });
   const expiresAt = Date.now() + 60_000;
   expect(store.reserve({ instanceId: 'test', callerId: 'twice', requestId: 'same', amount: 300, expiresAt })).toEqual({ ok: true });
   expect(store.reserve({ instanceId: 'test', callerId: 'twice', requestId: 'same', amount: 400, expiresAt })).toEqual({ ok: true });

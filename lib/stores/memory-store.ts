@@ -1,12 +1,17 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
 import type { Caller } from '../types';
+import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
 import { hashKey } from './hash';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
 
-/** A key to add: the caller it authenticates and its starting balance. */
-export interface MemoryKey extends Caller {
-  /** Starting balance in integer minor units. Default: 0. */
-  balance?: number;
+/** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
+export type MemoryKey = Caller;
+
+/** Refuses the `balance` field addKey() once took: money moves only through an idempotent credit. */
+export function checkProvision(caller: Caller, store: string): void {
+  if (caller && 'balance' in caller) {
+    throw new TypeError(`${store}.addKey: "balance" is not taken (provisioning never moves money); call credit({ callerId, amount, idempotencyKey }) once instead.`);
+  }
 }
 
 /** One movement of money; a balance is the sum of its ledger. */
@@ -69,25 +74,30 @@ export class MemoryStore implements GatewayStore {
   private readonly log: RequestLogEntry[] = [];
   private readonly logged = new Set<string>();
   private readonly reviews: ReviewRecord[] = [];
+  /** Every credit by idempotency key (kept for the store's life: a key must never move money twice). */
+  private readonly credits = new Map<string, Credit>();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
   }
 
-  /** Adds (or replaces) a key; only its SHA-256 digest is kept. */
+  /** Adds (or replaces) a key; only its SHA-256 digest is kept. Never moves money. */
   addKey(key: string, caller: MemoryKey): void {
-    const { balance = 0, ...rest } = caller;
-    this.callers.set(hashKey(key), Object.freeze({ ...rest }));
+    checkProvision(caller, 'MemoryStore');
+    this.callers.set(hashKey(key), Object.freeze({ ...caller }));
     if (!this.balances.has(caller.id)) this.balances.set(caller.id, 0);
-    if (balance !== 0) this.credit(caller.id, balance);
   }
 
-  /** Adds money to a caller's balance (a ledger row). */
-  credit(callerId: string, amount: number): void {
-    if (!Number.isSafeInteger(amount)) throw new TypeError('MemoryStore.credit: amount must be an integer of minor units.');
-    this.balances.set(callerId, (this.balances.get(callerId) ?? 0) + amount);
-    this.record({ callerId, requestId: null, amount, kind: 'credit', at: Date.now() });
+  /** Credits (or, negative, debits) a caller once per idempotency key: a ledger row and the balance. */
+  credit(credit: Credit): CreditResult {
+    const change = checkCredit(credit, 'MemoryStore');
+    const first = this.credits.get(change.idempotencyKey);
+    if (first) return replayOf(change, first);
+    this.credits.set(change.idempotencyKey, change);
+    this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
+    this.record({ callerId: change.callerId, requestId: null, amount: change.amount, kind: 'credit', at: Date.now() });
+    return { ...change, applied: true };
   }
 
   findCaller(keyHash: string): Caller | undefined {

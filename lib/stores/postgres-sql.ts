@@ -70,9 +70,13 @@ export function statements(s: string) {
     addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, caller_id, models, limits, disabled) VALUES ($1, $2, $3, $4, $5)
         ON CONFLICT (key_hash) DO UPDATE SET caller_id = $2, models = $3, limits = $4, disabled = $5)
       INSERT INTO ${s}.balances (caller_id) VALUES ($2) ON CONFLICT DO NOTHING`,
-    credit: `WITH l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind) VALUES ($1, $2, 'credit'))
-      INSERT INTO ${s}.balances (caller_id, balance) VALUES ($1, $2)
-      ON CONFLICT (caller_id) DO UPDATE SET balance = ${s}.balances.balance + $2`,
+    // Exactly once per idempotency key: the balance moves only with the ledger row the key inserts.
+    credit: `WITH l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind, idempotency_key) VALUES ($1, $2, 'credit', $3)
+        ON CONFLICT (idempotency_key) DO NOTHING RETURNING amount),
+      b AS (INSERT INTO ${s}.balances (caller_id, balance) SELECT $1, amount FROM l
+        ON CONFLICT (caller_id) DO UPDATE SET balance = ${s}.balances.balance + EXCLUDED.balance)
+      SELECT (SELECT count(*) FROM l)::int AS applied, x.caller_id, x.amount
+      FROM (SELECT 1) one LEFT JOIN ${s}.ledger x ON x.idempotency_key = $3`,
     balance: `SELECT balance, held, (SELECT coalesce(sum(amount), 0) FROM ${s}.ledger WHERE caller_id = $1) AS ledger
       FROM ${s}.balances WHERE caller_id = $1`,
   });

@@ -2,7 +2,8 @@
 import type { Caller, LimitSettings } from '../types';
 import { Batcher } from './batcher';
 import { hashKey } from './hash';
-import type { MemoryKey } from './memory-store';
+import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
+import { checkProvision, type MemoryKey } from './memory-store';
 import { checkSchemaName, migrate, type PgPoolLike, type PgResult } from './migrate';
 import { statements } from './postgres-sql';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
@@ -181,17 +182,26 @@ export class PostgresStore implements GatewayStore {
     return (await this.run('sweep', [])).rowCount ?? 0;
   }
 
-  /** Adds or replaces a key (stored as its digest) and credits its starting balance. */
+  /** Adds or replaces a key (stored as its digest). Never moves money. */
   async addKey(key: string, caller: MemoryKey): Promise<void> {
+    checkProvision(caller, 'PostgresStore');
     await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? false]);
     this.keys.delete(hashKey(key));
-    if (caller.balance) await this.credit(caller.id, caller.balance);
   }
 
-  /** Adds money to a caller (a ledger row and the balance, in one statement). */
-  async credit(callerId: string, amount: number): Promise<void> {
-    if (!Number.isSafeInteger(amount)) throw new TypeError('PostgresStore.credit: amount must be an integer of minor units.');
-    await this.run('credit', [callerId, amount]);
+  /**
+   * Credits (or, negative, debits) a caller once per idempotency key, across retries, restarts
+   * and instances: the ledger row (unique by key) and the balance in one statement.
+   */
+  async credit(credit: Credit): Promise<CreditResult> {
+    const change = checkCredit(credit, 'PostgresStore');
+    for (let n = 0; n < 3; n++) {
+      const row = (await this.run('credit', [change.callerId, change.amount, change.idempotencyKey])).rows[0] as { applied: number; caller_id: string | null; amount: unknown } | undefined;
+      if (row?.applied === 1) return { ...change, applied: true };
+      // Inserted by another transaction: read it (it may have committed after this statement's snapshot).
+      if (row?.caller_id) return replayOf(change, { callerId: row.caller_id, amount: toNumber(row.amount), idempotencyKey: change.idempotencyKey });
+    }
+    throw new Error(`PostgresStore.credit: idempotency key "${change.idempotencyKey}" could not be read back.`);
   }
 
   /** Balance, live holds and the ledger sum of a caller (balance must equal the ledger sum). */
