@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR } from '../../lib/stores/migrate';
-import type { Credit, CreditResult, GatewayStore, RequestLogEntry, Settlement, Usage } from '../../lib';
+import type { Credit, CreditResult, GatewayStore, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
 type Account = { balance: number; held: number; ledger: number };
-type ContractStore = GatewayStore & {
+type ContractStore = GatewayStore & ReviewStore & {
   addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
   credit(credit: Credit): CreditResult | Promise<CreditResult>;
   getAccount(id: string): Account | Promise<Account>;
@@ -22,11 +22,18 @@ const settlement = (requestId: string, callerId: string, charge: number, billing
   ({ requestId, callerId, model: 'm', endpoint: 'messages', charge, billingStatus, usage: usage() });
 
 let drop: (() => Promise<void>) | undefined;
+/** The billing status and charge of a request's log line, however the store keeps it. */
+let logLine: (store: ContractStore, requestId: string) => Promise<{ billingStatus: string; charge: number } | undefined>;
 const stores: Array<[string, () => Promise<ContractStore>]> = [
   ['MemoryStore', async () => new MemoryStore()],
   ['PostgresStore', async () => {
     const made = await pgStore();
     drop = made.drop;
+    logLine = async (store, requestId) => {
+      if (store instanceof MemoryStore) return store.getLog().find((e) => e.requestId === requestId);
+      const row = (await made.pool.query(`SELECT billing_status, charge FROM ${made.schema}.request_log WHERE request_id = $1`, [requestId])).rows[0];
+      return row && { billingStatus: row.billing_status as string, charge: Number(row.charge) };
+    };
     return made.store;
   }],
 ];
@@ -158,6 +165,39 @@ describe.each(stores)('%s', (_name, make) => {
     await expect(Promise.resolve().then(() => store.addKey(`key-${id}`, { id, balance: 5 } as never))).rejects.toThrow(/"balance" is not taken/);
   });
 
+  it('reviews: listed open, oldest first, a page at a time with what was observed; resolved once by charge or waiver, with the ledger and the log line', async () => {
+    const id = await caller(1000);
+    const flagged = [rid(), rid(), rid()];
+    const partial: Usage = { ...usage(25), outputTokens: 0, provenance: 'partial' };
+    for (const requestId of flagged) {
+      await store.settle({ ...settlement(requestId, id, 25, 'needs_review'), usage: partial });
+      await store.appendLog({
+        requestId, callerId: id, endpoint: 'messages', model: 'm', stream: true, status: 200, errorCode: 'api_error', usage: partial,
+        charge: 25, billingStatus: 'needs_review', startedAt: Date.now(), durationMs: 1, ttfbMs: 1, upstream: 'anthropic', detail: 'cut', user: null, attempts: [],
+      });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const first = await store.listReviews({ callerId: id, limit: 2 });
+    expect(first.reviews.map((r) => r.requestId)).toEqual(flagged.slice(0, 2));
+    expect(first.reviews[0]).toMatchObject({ callerId: id, model: 'm', charge: 25, upstream: 'anthropic', usage: { inputTokens: 25, provenance: 'partial' }, resolution: null });
+    const second = await store.listReviews({ callerId: id, limit: 2, after: first.next as string });
+    expect(second).toEqual({ reviews: [expect.objectContaining({ requestId: flagged[2] })], next: null });
+    const [a, b] = flagged as [string, string];
+    const decisions = await Promise.all(Array.from({ length: 5 }, () => store.resolveReview({ requestId: a, action: 'charge', amount: 40, by: 'ops@acme', reason: 'stream cut; usage from the provider console' })));
+    expect(decisions.filter((d) => d.applied)).toHaveLength(1);
+    expect(decisions[0]?.review.resolution).toMatchObject({ action: 'charge', amount: 40, by: 'ops@acme' });
+    await expect(Promise.resolve().then(() => store.resolveReview({ requestId: a, action: 'waive', by: 'x', reason: 'y' }))).rejects.toThrow(`${a} was already resolved (charge 40 by ops@acme)`);
+    expect((await store.resolveReview({ requestId: b, action: 'waive', by: 'ops@acme', reason: 'goodwill' })).applied).toBe(true);
+    await expect(Promise.resolve().then(() => store.resolveReview({ requestId: rid(), action: 'waive', by: 'x', reason: 'y' }))).rejects.toThrow(/no review for/);
+    await expect(Promise.resolve().then(() => store.resolveReview({ requestId: a, action: 'charge', by: 'x', reason: 'y' }))).rejects.toThrow(/amount: a charge needs a positive amount/);
+    expect(await store.getAccount(id)).toEqual({ balance: 1000 - 3 * 25 - 40, held: 0, ledger: 1000 - 3 * 25 - 40 });
+    const line = (requestId: string) => (store instanceof MemoryStore ? Promise.resolve(store.getLog().find((e) => e.requestId === requestId)) : logLine(store, requestId));
+    expect(await line(a)).toMatchObject({ billingStatus: 'billed', charge: 65 });
+    expect(await line(b)).toMatchObject({ billingStatus: 'waived', charge: 25 });
+    expect((await store.listReviews({ callerId: id })).reviews.map((r) => r.requestId)).toEqual([flagged[2]]);
+    expect((await store.listReviews({ callerId: id, open: false })).reviews.map((r) => r.resolution?.action ?? null)).toEqual(['charge', 'waive', null]);
+  });
+
   it('appends one log entry per request id, whatever the retries', async () => {
     const requestId = rid();
     const entry: RequestLogEntry = {
@@ -207,7 +247,7 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
     await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([3, 4]);
+    expect(await store.migrate()).toEqual([3, 4, 5]);
     expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, ledger: 950 });
     expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
@@ -227,7 +267,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3, 4]);
+    expect(first.flat()).toEqual([1, 2, 3, 4, 5]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

@@ -1,7 +1,10 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
+import { GatewayError } from '../errors';
 import type { Caller } from '../types';
 import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
+import { keepBounded, lastOf, trimBounded } from './bounded';
 import { hashKey } from './hash';
+import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ReviewStore, type ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
@@ -20,12 +23,11 @@ export interface LedgerRow {
   requestId: string | null;
   /** Positive for credit, negative for a charge. */
   amount: number;
-  kind: 'credit' | 'charge';
+  /** `review`: the charge of a review's resolution (its requestId names the request). */
+  kind: 'credit' | 'charge' | 'review';
   at: number;
 }
 
-/** A settled request whose usage could not be billed from confirmed tokens. */
-export type ReviewRecord = Settlement;
 
 interface Hold {
   callerId: string;
@@ -34,8 +36,6 @@ interface Hold {
   instanceId: string;
 }
 
-/** What keep() returns when it drops nothing. */
-const NONE: readonly never[] = Object.freeze([]);
 
 /** A caller's live holds and their running sum, so a reserve does not walk them. */
 interface CallerHolds {
@@ -60,7 +60,7 @@ export interface MemoryStoreOptions {
  * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
  * Use PostgresStore for several instances.
  */
-export class MemoryStore implements GatewayStore {
+export class MemoryStore implements GatewayStore, ReviewStore {
   private readonly callers = new Map<string, Caller>();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
@@ -73,7 +73,8 @@ export class MemoryStore implements GatewayStore {
   private readonly carried = new Map<string, number>();
   private readonly log: RequestLogEntry[] = [];
   private readonly logged = new Set<string>();
-  private readonly reviews: ReviewRecord[] = [];
+  private readonly reviews: Array<{ settlement: Settlement; at: number }> = [];
+  private readonly resolutions = new Map<string, ReviewResolution>();
   /** Every credit by idempotency key (kept for the store's life: a key must never move money twice). */
   private readonly credits = new Map<string, Credit>();
 
@@ -128,13 +129,13 @@ export class MemoryStore implements GatewayStore {
   settle(settlement: Settlement): { applied: boolean } {
     if (this.settled.has(settlement.requestId)) return { applied: false };
     this.settled.set(settlement.requestId, settlement);
-    this.trim(this.settled);
+    trimBounded(this.settled, this.maxRecords);
     this.release(settlement.requestId);
     if (settlement.charge !== 0) {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
       this.record({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
     }
-    if (settlement.billingStatus === 'needs_review') this.keep(this.reviews, settlement);
+    if (settlement.billingStatus === 'needs_review') keepBounded(this.reviews, { settlement, at: Date.now() }, this.maxRecords);
     return { applied: true };
   }
 
@@ -148,44 +149,16 @@ export class MemoryStore implements GatewayStore {
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
   private record(row: LedgerRow): void {
-    for (const old of this.keep(this.ledger, row)) {
+    for (const old of keepBounded(this.ledger, row, this.maxRecords)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
-  }
-
-  /**
-   * Appends to a bounded list. The oldest records are dropped in blocks of maxRecords / 8: a
-   * splice of one at the front of a full list moved every other record, on every request.
-   * Returns the records dropped (usually none).
-   */
-  private keep<T>(list: T[], item: T): readonly T[] {
-    list.push(item);
-    return list.length >= this.maxRecords + Math.ceil(this.maxRecords / 8) ? list.splice(0, list.length - this.maxRecords) : NONE;
-  }
-
-  /**
-   * Bounds a Map or Set (insertion order = age) the same way, in blocks: deleting the first entry
-   * one at a time makes V8 walk every deleted slot to find the new first one.
-   */
-  private trim(records: Map<string, unknown> | Set<string>): void {
-    let excess = records.size - this.maxRecords;
-    if (excess < Math.ceil(this.maxRecords / 8)) return;
-    for (const key of records.keys()) {
-      if (excess-- <= 0) break;
-      records.delete(key);
-    }
-  }
-
-  /** The last maxRecords items of a list kept by keep() (a copy). */
-  private kept<T>(list: T[]): T[] {
-    return list.slice(Math.max(0, list.length - this.maxRecords));
   }
 
   appendLog(entry: RequestLogEntry): void {
     if (this.logged.has(entry.requestId)) return; // one entry per request id, as in PostgresStore
     this.logged.add(entry.requestId);
-    this.keep(this.log, entry);
-    this.trim(this.logged);
+    keepBounded(this.log, entry, this.maxRecords);
+    trimBounded(this.logged, this.maxRecords);
   }
 
   /** Drops expired holds (they already stopped counting); returns how many. */
@@ -232,17 +205,59 @@ export class MemoryStore implements GatewayStore {
 
   /** The request log, oldest first (a copy). */
   getLog(): RequestLogEntry[] {
-    return this.kept(this.log);
+    return lastOf(this.log, this.maxRecords);
   }
 
-  /** Settlements marked needs_review (a copy). */
+  /** Every review kept, resolved or not (a copy). */
   getReviews(): ReviewRecord[] {
-    return this.kept(this.reviews);
+    return lastOf(this.reviews, this.maxRecords).map((r) => this.reviewOf(r));
+  }
+
+  private reviewOf({ settlement: s, at }: { settlement: Settlement; at: number }): ReviewRecord {
+    const entry = this.log.findLast((e) => e.requestId === s.requestId);
+    return {
+      requestId: s.requestId, callerId: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge, usage: s.usage,
+      upstream: entry?.upstream ?? null, at, resolution: this.resolutions.get(s.requestId) ?? null,
+    };
+  }
+
+  listReviews(query: ReviewQuery = {}): ReviewPage {
+    const limit = pageSize(query.limit);
+    const after = decodeCursor(query.after, (v): v is string => typeof v === 'string');
+    const kept = lastOf(this.reviews, this.maxRecords);
+    const from = after === undefined ? 0 : kept.findIndex((r) => r.settlement.requestId === after) + 1;
+    const open = query.open ?? true;
+    const reviews: ReviewRecord[] = [];
+    let i = from;
+    for (; i < kept.length && reviews.length < limit; i++) {
+      const r = kept[i] as { settlement: Settlement; at: number };
+      if (query.callerId !== undefined && r.settlement.callerId !== query.callerId) continue;
+      if (open && this.resolutions.has(r.settlement.requestId)) continue;
+      reviews.push(this.reviewOf(r));
+    }
+    const last = reviews.at(-1);
+    return { reviews, next: i < kept.length && last ? encodeCursor(last.requestId) : null };
+  }
+
+  resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
+    const d = checkDecision(decision);
+    const kept = this.reviews.findLast((r) => r.settlement.requestId === d.requestId);
+    if (!kept) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
+    if (this.resolutions.has(d.requestId)) return alreadyResolved(this.reviewOf(kept), d);
+    this.resolutions.set(d.requestId, { action: d.action, amount: d.amount, by: d.by, reason: d.reason, at: Date.now() });
+    const { callerId } = kept.settlement;
+    if (d.amount > 0) {
+      this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - d.amount);
+      this.record({ callerId, requestId: d.requestId, amount: -d.amount, kind: 'review', at: Date.now() });
+    }
+    const entry = this.log.findLast((e) => e.requestId === d.requestId);
+    if (entry) Object.assign(entry, { charge: entry.charge + d.amount, billingStatus: resolvedStatus(d.action) });
+    return { applied: true, review: this.reviewOf(kept) };
   }
 
   /** The last maxRecords ledger rows (a copy); with the caller's dropped rows (see getAccount) they sum to its balance. */
   getLedger(): LedgerRow[] {
-    return this.kept(this.ledger);
+    return lastOf(this.ledger, this.maxRecords);
   }
 
   /** The settlement of a request, if settled. */

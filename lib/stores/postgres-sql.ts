@@ -77,6 +77,23 @@ export function statements(s: string) {
         ON CONFLICT (caller_id) DO UPDATE SET balance = ${s}.balances.balance + EXCLUDED.balance)
       SELECT (SELECT count(*) FROM l)::int AS applied, x.caller_id, x.amount
       FROM (SELECT 1) one LEFT JOIN ${s}.ledger x ON x.idempotency_key = $3`,
+    // Reviews oldest first, with the upstream from the log; `cursor_at` is the exact timestamp as text.
+    listReviews: `SELECT r.request_id, r.caller_id, r.model, r.endpoint, r.charge, r.usage, g.upstream,
+        extract(epoch FROM r.created_at) * 1000 AS at, r.created_at::text AS cursor_at,
+        r.resolution, r.resolved_charge, r.resolved_by, r.reason, extract(epoch FROM r.resolved_at) * 1000 AS resolved_at
+      FROM ${s}.reviews r LEFT JOIN ${s}.request_log g USING (request_id)
+      WHERE ($1::text IS NULL OR r.caller_id = $1) AND (NOT $2::boolean OR r.resolved_at IS NULL)
+        AND ($3::timestamptz IS NULL OR (r.created_at, r.request_id) > ($3::timestamptz, $4::text))
+        AND ($5::text IS NULL OR r.request_id = $5)
+      ORDER BY r.created_at, r.request_id LIMIT $6`,
+    // Exactly once: only the update that finds the review unresolved moves money and the log line.
+    resolveReview: `WITH r AS (UPDATE ${s}.reviews SET resolved_at = now(), resolution = $2, resolved_charge = $3, resolved_by = $4, reason = $5
+          WHERE request_id = $1 AND resolved_at IS NULL RETURNING caller_id),
+        l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind, refers_to, idempotency_key)
+          SELECT caller_id, -$3::bigint, 'review', $1, 'review:' || $1 FROM r WHERE $3::bigint <> 0),
+        b AS (UPDATE ${s}.balances x SET balance = x.balance - $3::bigint FROM r WHERE x.caller_id = r.caller_id AND $3::bigint <> 0),
+        g AS (UPDATE ${s}.request_log SET charge = charge + $3::bigint, billing_status = $6 WHERE request_id = $1 AND EXISTS (SELECT 1 FROM r))
+      SELECT count(*)::int AS applied FROM r`,
     balance: `SELECT balance, held, (SELECT coalesce(sum(amount), 0) FROM ${s}.ledger WHERE caller_id = $1) AS ledger
       FROM ${s}.balances WHERE caller_id = $1`,
   });

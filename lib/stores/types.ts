@@ -6,8 +6,8 @@ import type { UpstreamAttempt } from '../upstreams/types';
 /** A value or a promise of it: every store method may be sync or async. */
 export type Awaitable<T> = T | Promise<T>;
 
-/** How a request ended for billing. */
-export type BillingStatus = 'billed' | 'needs_review' | 'not_billed';
+/** How a request ended for billing (`waived`: a review resolved without a further charge). */
+export type BillingStatus = 'billed' | 'needs_review' | 'not_billed' | 'waived';
 
 /** Looks a presented key up by its SHA-256 hex digest (keys are never stored in clear). */
 export interface KeyStore {
