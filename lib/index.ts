@@ -59,6 +59,7 @@ export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-s
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
 export type { PostgresStoreOptions } from './stores/postgres-store';
 export type { Credit, CreditResult } from './stores/credit';
+export type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
 export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,

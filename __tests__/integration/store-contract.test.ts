@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR } from '../../lib/stores/migrate';
-import type { Credit, CreditResult, GatewayStore, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
+import type { Credit, CreditResult, GatewayStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
 type Account = { balance: number; held: number; ledger: number };
-type ContractStore = GatewayStore & ReviewStore & {
+type ContractStore = GatewayStore & ReviewStore & LedgerReads & {
   addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
   credit(credit: Credit): CreditResult | Promise<CreditResult>;
   getAccount(id: string): Account | Promise<Account>;
@@ -198,6 +198,50 @@ describe.each(stores)('%s', (_name, make) => {
     expect((await store.listReviews({ callerId: id, open: false })).reviews.map((r) => r.resolution?.action ?? null)).toEqual(['charge', 'waive', null]);
   });
 
+  it('reads: the ledger and the request log newest first in cursor pages with filters, and spend per caller × model × UTC day', async () => {
+    const id = await caller(1000);
+    const other = await caller(50);
+    const day1 = Date.UTC(2026, 10, 20, 12);
+    const day2 = Date.UTC(2026, 10, 21, 9);
+    const done: Array<{ who: string; model: string; at: number; charge: number; status: Settlement['billingStatus']; tokens: number }> = [
+      { who: id, model: 'a', at: day1, charge: 10, status: 'billed', tokens: 100 },
+      { who: id, model: 'a', at: day1 + 1000, charge: 5, status: 'needs_review', tokens: 50 },
+      { who: id, model: 'b', at: day2, charge: 7, status: 'billed', tokens: 70 },
+      { who: other, model: 'a', at: day2 + 5, charge: 3, status: 'billed', tokens: 30 },
+    ];
+    const ids: string[] = [];
+    for (const d of done) {
+      const requestId = rid();
+      ids.push(requestId);
+      await store.settle({ ...settlement(requestId, d.who, d.charge, d.status), model: d.model, usage: usage(d.tokens) });
+      await store.appendLog({
+        requestId, callerId: d.who, endpoint: 'messages', model: d.model, stream: false, status: 200, errorCode: null, usage: usage(d.tokens),
+        charge: d.charge, billingStatus: d.status, startedAt: d.at, durationMs: 1, ttfbMs: null, upstream: 'u', detail: null, user: null, attempts: [],
+      });
+    }
+    const page1 = await store.listLedger({ callerId: id, limit: 2 });
+    expect(page1.items.map((e) => [e.kind, e.amount, e.requestId])).toEqual([['charge', -7, ids[2]], ['charge', -5, ids[1]]]);
+    const page2 = await store.listLedger({ callerId: id, limit: 2, after: page1.next as string });
+    expect(page2.items.map((e) => [e.kind, e.amount])).toEqual([['charge', -10], ['credit', 1000]]);
+    expect(page2.next).toBeNull();
+    const byModel = await store.listRequests({ callerId: id, model: 'a' });
+    expect(byModel.items.map((e) => e.requestId)).toEqual([ids[1], ids[0]]);
+    expect(byModel.items[0]).toMatchObject({ startedAt: day1 + 1000, charge: 5, usage: { inputTokens: 50 }, billingStatus: 'needs_review' });
+    expect((await store.listRequests({ callerId: id, billingStatus: 'needs_review' })).items.map((e) => e.requestId)).toEqual([ids[1]]);
+    expect((await store.listRequests({ callerId: id, from: day2, to: day2 + 1 })).items.map((e) => e.requestId)).toEqual([ids[2]]);
+    const first = await store.listRequests({ callerId: id, limit: 1 });
+    const rest = await store.listRequests({ callerId: id, limit: 5, after: first.next as string });
+    expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual([ids[2], ids[1], ids[0]]);
+    const rows = (await store.spend({ from: day1 - 3_600_000, to: day2 + 3_600_000 })).filter((r) => r.callerId === id || r.callerId === other);
+    expect(rows).toEqual([
+      { callerId: id, model: 'a', day: '2026-11-20', requests: 2, charge: 15, inputTokens: 150, outputTokens: 10 },
+      ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, charge: 7, inputTokens: 70, outputTokens: 5 },
+        { callerId: other, model: 'a', day: '2026-11-21', requests: 1, charge: 3, inputTokens: 30, outputTokens: 5 }].sort((x, y) => x.callerId.localeCompare(y.callerId)),
+    ]);
+    await expect(Promise.resolve().then(() => store.listRequests({ after: 'not-a-cursor' }))).rejects.toThrow(/after: is not a cursor/);
+    await expect(Promise.resolve().then(() => store.listLedger({ limit: 0 }))).rejects.toThrow(/limit: must be an integer/);
+  });
+
   it('appends one log entry per request id, whatever the retries', async () => {
     const requestId = rid();
     const entry: RequestLogEntry = {
@@ -247,7 +291,7 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
     await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([3, 4, 5]);
+    expect(await store.migrate()).toEqual([3, 4, 5, 6]);
     expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, ledger: 950 });
     expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
@@ -267,7 +311,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3, 4, 5]);
+    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

@@ -3,6 +3,8 @@ import { GatewayError } from '../errors';
 import type { Caller } from '../types';
 import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
+import { inRange, matches, newestPage, spendOf } from './memory-reads';
+import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
 import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ReviewStore, type ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
@@ -19,6 +21,8 @@ export function checkProvision(caller: Caller, store: string): void {
 
 /** One movement of money; a balance is the sum of its ledger. */
 export interface LedgerRow {
+  /** Increases with every row. */
+  seq: number;
   callerId: string;
   requestId: string | null;
   /** Positive for credit, negative for a charge. */
@@ -60,7 +64,7 @@ export interface MemoryStoreOptions {
  * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
  * Use PostgresStore for several instances.
  */
-export class MemoryStore implements GatewayStore, ReviewStore {
+export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   private readonly callers = new Map<string, Caller>();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
@@ -77,6 +81,7 @@ export class MemoryStore implements GatewayStore, ReviewStore {
   private readonly resolutions = new Map<string, ReviewResolution>();
   /** Every credit by idempotency key (kept for the store's life: a key must never move money twice). */
   private readonly credits = new Map<string, Credit>();
+  private ledgerSeq = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
@@ -148,7 +153,8 @@ export class MemoryStore implements GatewayStore, ReviewStore {
   }
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
-  private record(row: LedgerRow): void {
+  private record(fields: Omit<LedgerRow, 'seq'>): void {
+    const row: LedgerRow = { seq: ++this.ledgerSeq, ...fields };
     for (const old of keepBounded(this.ledger, row, this.maxRecords)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
@@ -227,14 +233,12 @@ export class MemoryStore implements GatewayStore, ReviewStore {
     const kept = lastOf(this.reviews, this.maxRecords);
     const from = after === undefined ? 0 : kept.findIndex((r) => r.settlement.requestId === after) + 1;
     const open = query.open ?? true;
+    const wanted = (r: { settlement: Settlement }): boolean =>
+      (query.callerId === undefined || r.settlement.callerId === query.callerId) && !(open && this.resolutions.has(r.settlement.requestId));
     const reviews: ReviewRecord[] = [];
     let i = from;
-    for (; i < kept.length && reviews.length < limit; i++) {
-      const r = kept[i] as { settlement: Settlement; at: number };
-      if (query.callerId !== undefined && r.settlement.callerId !== query.callerId) continue;
-      if (open && this.resolutions.has(r.settlement.requestId)) continue;
-      reviews.push(this.reviewOf(r));
-    }
+    for (; i < kept.length && reviews.length < limit; i++) if (wanted(kept[i] as { settlement: Settlement; at: number })) reviews.push(this.reviewOf(kept[i] as { settlement: Settlement; at: number }));
+    while (i < kept.length && !wanted(kept[i] as { settlement: Settlement })) i++; // a next page only if something is left to show
     const last = reviews.at(-1);
     return { reviews, next: i < kept.length && last ? encodeCursor(last.requestId) : null };
   }
@@ -258,6 +262,19 @@ export class MemoryStore implements GatewayStore, ReviewStore {
   /** The last maxRecords ledger rows (a copy); with the caller's dropped rows (see getAccount) they sum to its balance. */
   getLedger(): LedgerRow[] {
     return lastOf(this.ledger, this.maxRecords);
+  }
+
+  listLedger(query: ReadQuery = {}): Page<LedgerEntry> {
+    const page = newestPage(lastOf(this.ledger, this.maxRecords), (r) => (query.callerId === undefined || r.callerId === query.callerId) && inRange(r.at, query), (r) => String(r.seq), query);
+    return { items: page.items.map(({ seq, ...r }) => ({ id: String(seq), ...r })), next: page.next };
+  }
+
+  listRequests(query: RequestQuery = {}): Page<RequestLogEntry> {
+    return newestPage(lastOf(this.log, this.maxRecords), (e) => matches(e, query), (e) => e.requestId, query);
+  }
+
+  spend(query: ReadQuery & { from: number; to: number }): SpendRow[] {
+    return spendOf(lastOf(this.log, this.maxRecords), query);
   }
 
   /** The settlement of a request, if settled. */

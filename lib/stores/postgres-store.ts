@@ -4,6 +4,9 @@ import { Batcher } from './batcher';
 import { hashKey } from './hash';
 import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
 import { GatewayError } from '../errors';
+import * as reads from './postgres-reads';
+import { reviewOfRow } from './postgres-reads';
+import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewStore, type ResolveReview } from './reviews';
 import { checkProvision, type MemoryKey } from './memory-store';
 import { checkSchemaName, migrate, type PgPoolLike, type PgResult } from './migrate';
@@ -49,24 +52,12 @@ async function retryDeadlock(query: () => Promise<PgResult>, attempts = 3): Prom
 }
 const toNumber = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 
-/** A review row as the store contract shows it. */
-function reviewOf(row: Record<string, unknown>): ReviewRecord {
-  return {
-    requestId: row.request_id as string, callerId: row.caller_id as string, model: row.model as string, endpoint: row.endpoint as string,
-    charge: toNumber(row.charge), usage: row.usage as ReviewRecord['usage'], upstream: (row.upstream as string | null) ?? null, at: Math.round(toNumber(row.at)),
-    resolution: row.resolution === null ? null : {
-      action: row.resolution as 'charge' | 'waive', amount: toNumber(row.resolved_charge), by: row.resolved_by as string,
-      reason: row.reason as string, at: Math.round(toNumber(row.resolved_at)),
-    },
-  };
-}
-
 /**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
  * Reserve and settle are single statements: atomic across instances, exactly once per
  * request id by primary key. Run `migrate()` once before use (safe from every instance).
  */
-export class PostgresStore implements GatewayStore, ReviewStore {
+export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
   readonly schema: string;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
@@ -225,7 +216,7 @@ export class PostgresStore implements GatewayStore, ReviewStore {
     const { rows } = await this.run('listReviews', [query.callerId ?? null, query.open ?? true, after?.[0] ?? null, after?.[1] ?? null, null, limit + 1]);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { reviews: page.map(reviewOf), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
+    return { reviews: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
   }
 
   /** Charges or waives one review, exactly once across instances (see ReviewStore). */
@@ -234,7 +225,19 @@ export class PostgresStore implements GatewayStore, ReviewStore {
     const applied = (await this.run('resolveReview', [d.requestId, d.action, d.amount, d.by, d.reason, resolvedStatus(d.action)])).rows[0]?.applied === 1;
     const row = (await this.run('listReviews', [null, false, null, null, d.requestId, 1])).rows[0];
     if (!row) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
-    return applied ? { applied, review: reviewOf(row) } : alreadyResolved(reviewOf(row), d);
+    return applied ? { applied, review: reviewOfRow(row) } : alreadyResolved(reviewOfRow(row), d);
+  }
+
+  listLedger(query: ReadQuery = {}): Promise<Page<LedgerEntry>> {
+    return reads.listLedger(this.pool, this.schema, query);
+  }
+
+  listRequests(query: RequestQuery = {}): Promise<Page<RequestLogEntry>> {
+    return reads.listRequests(this.pool, this.schema, query);
+  }
+
+  spend(query: ReadQuery & { from: number; to: number }): Promise<SpendRow[]> {
+    return reads.spend(this.pool, this.schema, query);
   }
 
   /** Balance, live holds and the ledger sum of a caller (balance must equal the ledger sum). */

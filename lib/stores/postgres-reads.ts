@@ -1,0 +1,105 @@
+/** LedgerReads in PostgreSQL: each query is built from the filters given, so its plan can use the read indexes (006). */
+import type { PgQueryable } from './migrate';
+import { checkRange, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
+import { decodeCursor, encodeCursor, pageSize, type ReviewRecord } from './reviews';
+import type { RequestLogEntry } from './types';
+
+const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
+
+/** A WHERE clause built from the filters present, with numbered parameters. */
+class Where {
+  readonly values: unknown[] = [];
+  private readonly parts: string[] = [];
+  add(sql: (param: string) => string, value: unknown): void {
+    if (value === undefined) return;
+    this.values.push(value);
+    this.parts.push(sql(`$${this.values.length}`));
+  }
+  /** A condition on two values at once (a cursor's time and id). */
+  addPair(sql: (a: string, b: string) => string, a: unknown, b: unknown): void {
+    this.values.push(a, b);
+    this.parts.push(sql(`$${this.values.length - 1}`, `$${this.values.length}`));
+  }
+  get sql(): string {
+    return this.parts.length > 0 ? `WHERE ${this.parts.join(' AND ')}` : '';
+  }
+}
+
+const isPair = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string');
+
+export async function listLedger(db: PgQueryable, s: string, q: ReadQuery): Promise<Page<LedgerEntry>> {
+  checkRange(q);
+  const limit = pageSize(q.limit);
+  const after = decodeCursor(q.after, (v): v is string => typeof v === 'string' && /^\d+$/.test(v));
+  const w = new Where();
+  w.add((p) => `caller_id = ${p}`, q.callerId);
+  w.add((p) => `at >= to_timestamp(${p}::double precision / 1000)`, q.from);
+  w.add((p) => `at < to_timestamp(${p}::double precision / 1000)`, q.to);
+  w.add((p) => `id < ${p}::bigint`, after);
+  const { rows } = await db.query(`SELECT id::text, caller_id, coalesce(request_id, refers_to) AS request_id, amount, kind, extract(epoch FROM at) * 1000 AS at
+    FROM ${s}.ledger ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}`, w.values);
+  const items = rows.slice(0, limit).map((r): LedgerEntry => ({
+    id: r.id as string, callerId: r.caller_id as string, requestId: (r.request_id as string | null) ?? null,
+    amount: num(r.amount), kind: r.kind as LedgerEntry['kind'], at: Math.round(num(r.at)),
+  }));
+  return { items, next: rows.length > limit && items.length > 0 ? encodeCursor(items.at(-1)?.id) : null };
+}
+
+export async function listRequests(db: PgQueryable, s: string, q: RequestQuery): Promise<Page<RequestLogEntry>> {
+  checkRange(q);
+  const limit = pageSize(q.limit);
+  const after = decodeCursor(q.after, isPair);
+  const w = new Where();
+  w.add((p) => `caller_id = ${p}`, q.callerId);
+  w.add((p) => `model = ${p}`, q.model);
+  w.add((p) => `endpoint = ${p}`, q.endpoint);
+  w.add((p) => `status = ${p}`, q.status);
+  w.add((p) => `billing_status = ${p}`, q.billingStatus);
+  w.add((p) => `started_at >= to_timestamp(${p}::double precision / 1000)`, q.from);
+  w.add((p) => `started_at < to_timestamp(${p}::double precision / 1000)`, q.to);
+  if (after) w.addPair((at, id) => `(started_at, request_id) < (${at}::timestamptz, ${id}::text)`, after[0], after[1]);
+  const { rows } = await db.query(`SELECT *, extract(epoch FROM started_at) * 1000 AS started_ms, started_at::text AS cursor_at
+    FROM ${s}.request_log ${w.sql} ORDER BY started_at DESC, request_id DESC LIMIT ${limit + 1}`, w.values);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map(entryOf), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
+}
+
+function entryOf(r: Record<string, unknown>): RequestLogEntry {
+  return {
+    requestId: r.request_id as string, callerId: (r.caller_id as string | null) ?? null, endpoint: r.endpoint as string, model: (r.model as string | null) ?? null,
+    stream: r.stream as boolean, status: r.status as number, errorCode: (r.error_code as RequestLogEntry['errorCode']) ?? null,
+    usage: (r.usage as RequestLogEntry['usage']) ?? null, charge: num(r.charge), billingStatus: r.billing_status as RequestLogEntry['billingStatus'],
+    startedAt: Math.round(num(r.started_ms)), durationMs: num(r.duration_ms), ttfbMs: r.ttfb_ms === null ? null : num(r.ttfb_ms),
+    upstream: (r.upstream as string | null) ?? null, detail: (r.detail as string | null) ?? null, user: (r.end_user as string | null) ?? null,
+    attempts: (r.attempts as RequestLogEntry['attempts'] | null) ?? [],
+  };
+}
+
+export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: number; to: number }): Promise<SpendRow[]> {
+  checkRange(q);
+  const w = new Where();
+  w.add((p) => `started_at >= to_timestamp(${p}::double precision / 1000)`, q.from);
+  w.add((p) => `started_at < to_timestamp(${p}::double precision / 1000)`, q.to);
+  w.add((p) => `caller_id = ${p}`, q.callerId);
+  const { rows } = await db.query(`SELECT caller_id, model, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS requests,
+      sum(charge) AS charge, coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
+    FROM ${s}.request_log ${w.sql} AND caller_id IS NOT NULL AND model IS NOT NULL
+    GROUP BY 1, 2, 3 ORDER BY 3, 1, 2`, w.values);
+  return rows.map((r) => ({
+    callerId: r.caller_id as string, model: r.model as string, day: r.day as string, requests: r.requests as number,
+    charge: num(r.charge), inputTokens: num(r.input), outputTokens: num(r.output),
+  }));
+}
+
+/** A review row as the store contract shows it. */
+export function reviewOfRow(row: Record<string, unknown>): ReviewRecord {
+  return {
+    requestId: row.request_id as string, callerId: row.caller_id as string, model: row.model as string, endpoint: row.endpoint as string,
+    charge: num(row.charge), usage: row.usage as ReviewRecord['usage'], upstream: (row.upstream as string | null) ?? null, at: Math.round(num(row.at)),
+    resolution: row.resolution === null ? null : {
+      action: row.resolution as 'charge' | 'waive', amount: num(row.resolved_charge), by: row.resolved_by as string,
+      reason: row.reason as string, at: Math.round(num(row.resolved_at)),
+    },
+  };
+}

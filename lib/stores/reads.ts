@@ -1,0 +1,75 @@
+/** Reads of the money and the request log, the same on every store: filters, cursor pages, spend by day. */
+import { GatewayError } from '../errors';
+import type { Awaitable, BillingStatus, RequestLogEntry } from './types';
+
+/** A page of records, newest first; `next` continues it. */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+/** One movement of money. */
+export interface LedgerEntry {
+  /** Ordered by time within a store. */
+  id: string;
+  callerId: string;
+  /** The request it charged, or the request a review resolution charged. */
+  requestId: string | null;
+  /** Positive for a credit, negative for a charge or debit. */
+  amount: number;
+  kind: 'credit' | 'charge' | 'review';
+  /** Epoch ms. */
+  at: number;
+}
+
+/** Filters shared by the reads; times are epoch ms, `from` included, `to` excluded. */
+export interface ReadQuery {
+  callerId?: string;
+  from?: number;
+  to?: number;
+  /** Page size, 1 to 1000. Default: 100. */
+  limit?: number;
+  /** The `next` of the page before. */
+  after?: string;
+}
+
+/** Filters of the request log. */
+export interface RequestQuery extends ReadQuery {
+  model?: string;
+  endpoint?: string;
+  status?: number;
+  billingStatus?: BillingStatus;
+}
+
+/** Spend of one caller on one model on one UTC day. */
+export interface SpendRow {
+  callerId: string;
+  model: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  requests: number;
+  /** Integer minor units charged (review resolutions included). */
+  charge: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Reads every built-in store offers. */
+export interface LedgerReads {
+  listLedger(query?: ReadQuery): Awaitable<Page<LedgerEntry>>;
+  listRequests(query?: RequestQuery): Awaitable<Page<RequestLogEntry>>;
+  /** Spend per caller × model × UTC day of the requests started in [from, to). */
+  spend(query: ReadQuery & { from: number; to: number }): Awaitable<SpendRow[]>;
+}
+
+/** Checks the time range of a query; throws a 400 naming the field. */
+export function checkRange(query: ReadQuery): void {
+  for (const key of ['from', 'to'] as const) {
+    const value = query[key];
+    if (value !== undefined && !Number.isSafeInteger(value)) throw new GatewayError('invalid_request_error', `${key}: must be epoch milliseconds`);
+  }
+  if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw new GatewayError('invalid_request_error', 'from: must not be after to');
+}
+
+/** The UTC day of an epoch-ms time. */
+export const utcDay = (at: number): string => new Date(at).toISOString().slice(0, 10);
