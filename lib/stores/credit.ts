@@ -25,6 +25,13 @@ export function checkCredit(credit: Credit, store: string): Credit {
   return { callerId, amount, idempotencyKey };
 }
 
+/** Refuses the `balance` field addKey() once took: money moves only through an idempotent credit. */
+export function checkProvision(caller: object, store: string): void {
+  if (caller && 'balance' in caller) {
+    throw new TypeError(`${store}.addKey: "balance" is not taken (provisioning never moves money); call credit({ callerId, amount, idempotencyKey }) once instead.`);
+  }
+}
+
 /** The result of a key seen before: the same change again is a no-op; another change under it is refused. */
 export function replayOf(credit: Credit, first: Credit): CreditResult {
   if (first.callerId !== credit.callerId || first.amount !== credit.amount) {

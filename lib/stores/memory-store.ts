@@ -1,23 +1,17 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
-import { GatewayError } from '../errors';
 import type { Caller } from '../types';
-import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
+import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
 import { inRange, matches, newestPage, spendOf } from './memory-reads';
 import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
-import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ReviewStore, type ResolveReview } from './reviews';
+import { MemoryReviews } from './memory-reviews';
+import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
 export type MemoryKey = Caller;
 
-/** Refuses the `balance` field addKey() once took: money moves only through an idempotent credit. */
-export function checkProvision(caller: Caller, store: string): void {
-  if (caller && 'balance' in caller) {
-    throw new TypeError(`${store}.addKey: "balance" is not taken (provisioning never moves money); call credit({ callerId, amount, idempotencyKey }) once instead.`);
-  }
-}
 
 /** One movement of money; a balance is the sum of its ledger. */
 export interface LedgerRow {
@@ -77,15 +71,15 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   private readonly carried = new Map<string, number>();
   private readonly log: RequestLogEntry[] = [];
   private readonly logged = new Set<string>();
-  private readonly reviews: Array<{ settlement: Settlement; at: number }> = [];
-  private readonly resolutions = new Map<string, ReviewResolution>();
   /** Every credit by idempotency key (kept for the store's life: a key must never move money twice). */
   private readonly credits = new Map<string, Credit>();
   private ledgerSeq = 0;
+  private readonly reviewBook: MemoryReviews;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
+    this.reviewBook = new MemoryReviews(this.maxRecords, (requestId) => this.log.findLast((e) => e.requestId === requestId));
   }
 
   /** Adds (or replaces) a key; only its SHA-256 digest is kept. Never moves money. */
@@ -140,7 +134,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
       this.record({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
     }
-    if (settlement.billingStatus === 'needs_review') keepBounded(this.reviews, { settlement, at: Date.now() }, this.maxRecords);
+    if (settlement.billingStatus === 'needs_review') this.reviewBook.add(settlement);
     return { applied: true };
   }
 
@@ -216,47 +210,18 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
 
   /** Every review kept, resolved or not (a copy). */
   getReviews(): ReviewRecord[] {
-    return lastOf(this.reviews, this.maxRecords).map((r) => this.reviewOf(r));
-  }
-
-  private reviewOf({ settlement: s, at }: { settlement: Settlement; at: number }): ReviewRecord {
-    const entry = this.log.findLast((e) => e.requestId === s.requestId);
-    return {
-      requestId: s.requestId, callerId: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge, usage: s.usage,
-      upstream: entry?.upstream ?? null, at, resolution: this.resolutions.get(s.requestId) ?? null,
-    };
+    return this.reviewBook.all();
   }
 
   listReviews(query: ReviewQuery = {}): ReviewPage {
-    const limit = pageSize(query.limit);
-    const after = decodeCursor(query.after, (v): v is string => typeof v === 'string');
-    const kept = lastOf(this.reviews, this.maxRecords);
-    const from = after === undefined ? 0 : kept.findIndex((r) => r.settlement.requestId === after) + 1;
-    const open = query.open ?? true;
-    const wanted = (r: { settlement: Settlement }): boolean =>
-      (query.callerId === undefined || r.settlement.callerId === query.callerId) && !(open && this.resolutions.has(r.settlement.requestId));
-    const reviews: ReviewRecord[] = [];
-    let i = from;
-    for (; i < kept.length && reviews.length < limit; i++) if (wanted(kept[i] as { settlement: Settlement; at: number })) reviews.push(this.reviewOf(kept[i] as { settlement: Settlement; at: number }));
-    while (i < kept.length && !wanted(kept[i] as { settlement: Settlement })) i++; // a next page only if something is left to show
-    const last = reviews.at(-1);
-    return { reviews, next: i < kept.length && last ? encodeCursor(last.requestId) : null };
+    return this.reviewBook.list(query);
   }
 
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
-    const d = checkDecision(decision);
-    const kept = this.reviews.findLast((r) => r.settlement.requestId === d.requestId);
-    if (!kept) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
-    if (this.resolutions.has(d.requestId)) return alreadyResolved(this.reviewOf(kept), d);
-    this.resolutions.set(d.requestId, { action: d.action, amount: d.amount, by: d.by, reason: d.reason, at: Date.now() });
-    const { callerId } = kept.settlement;
-    if (d.amount > 0) {
-      this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - d.amount);
-      this.record({ callerId, requestId: d.requestId, amount: -d.amount, kind: 'review', at: Date.now() });
-    }
-    const entry = this.log.findLast((e) => e.requestId === d.requestId);
-    if (entry) Object.assign(entry, { charge: entry.charge + d.amount, billingStatus: resolvedStatus(d.action) });
-    return { applied: true, review: this.reviewOf(kept) };
+    return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
+      this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - amount);
+      this.record({ callerId, requestId, amount: -amount, kind: 'review', at: Date.now() });
+    });
   }
 
   /** The last maxRecords ledger rows (a copy); with the caller's dropped rows (see getAccount) they sum to its balance. */

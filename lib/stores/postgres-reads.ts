@@ -1,10 +1,16 @@
-/** LedgerReads in PostgreSQL: each query is built from the filters given, so its plan can use the read indexes (006). */
+/** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
 import type { PgQueryable } from './migrate';
 import { checkRange, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
-import { decodeCursor, encodeCursor, pageSize, type ReviewRecord } from './reviews';
+import { GatewayError } from '../errors';
+import type { PgResult } from './migrate';
+import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
 import type { RequestLogEntry } from './types';
 
-const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
+/** A number PostgreSQL returned (bigint and numeric come as text). */
+export const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
+
+/** A cursor of a time (as PostgreSQL wrote it) and an id. */
+const isCursor = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string');
 
 /** A WHERE clause built from the filters present, with numbered parameters. */
 class Where {
@@ -25,7 +31,6 @@ class Where {
   }
 }
 
-const isPair = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string');
 
 export async function listLedger(db: PgQueryable, s: string, q: ReadQuery): Promise<Page<LedgerEntry>> {
   checkRange(q);
@@ -48,7 +53,7 @@ export async function listLedger(db: PgQueryable, s: string, q: ReadQuery): Prom
 export async function listRequests(db: PgQueryable, s: string, q: RequestQuery): Promise<Page<RequestLogEntry>> {
   checkRange(q);
   const limit = pageSize(q.limit);
-  const after = decodeCursor(q.after, isPair);
+  const after = decodeCursor(q.after, isCursor);
   const w = new Where();
   w.add((p) => `caller_id = ${p}`, q.callerId);
   w.add((p) => `model = ${p}`, q.model);
@@ -102,4 +107,27 @@ export function reviewOfRow(row: Record<string, unknown>): ReviewRecord {
       reason: row.reason as string, at: Math.round(num(row.resolved_at)),
     },
   };
+}
+
+/** Runs one of the store's named statements. */
+type Run = (name: 'listReviews' | 'resolveReview', values: unknown[]) => Promise<PgResult>;
+
+
+/** Reviews oldest first (open ones only unless `open: false`), a page at a time. */
+export async function listReviews(run: Run, query: ReviewQuery): Promise<ReviewPage> {
+  const limit = pageSize(query.limit);
+  const after = decodeCursor(query.after, isCursor);
+  const { rows } = await run('listReviews', [query.callerId ?? null, query.open ?? true, after?.[0] ?? null, after?.[1] ?? null, null, limit + 1]);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { reviews: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
+}
+
+/** Charges or waives one review, exactly once across instances (see ReviewStore). */
+export async function resolveReview(run: Run, decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> {
+  const d = checkDecision(decision);
+  const applied = (await run('resolveReview', [d.requestId, d.action, d.amount, d.by, d.reason, resolvedStatus(d.action)])).rows[0]?.applied === 1;
+  const row = (await run('listReviews', [null, false, null, null, d.requestId, 1])).rows[0];
+  if (!row) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
+  return applied ? { applied, review: reviewOfRow(row) } : alreadyResolved(reviewOfRow(row), d);
 }

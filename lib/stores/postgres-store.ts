@@ -2,13 +2,12 @@
 import type { Caller, LimitSettings } from '../types';
 import { Batcher } from './batcher';
 import { hashKey } from './hash';
-import { checkCredit, replayOf, type Credit, type CreditResult } from './credit';
-import { GatewayError } from '../errors';
+import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import * as reads from './postgres-reads';
-import { reviewOfRow } from './postgres-reads';
+import { num } from './postgres-reads';
 import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
-import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewStore, type ResolveReview } from './reviews';
-import { checkProvision, type MemoryKey } from './memory-store';
+import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
+import type { MemoryKey } from './memory-store';
 import { checkSchemaName, migrate, type PgPoolLike, type PgResult } from './migrate';
 import { statements } from './postgres-sql';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
@@ -50,7 +49,6 @@ async function retryDeadlock(query: () => Promise<PgResult>, attempts = 3): Prom
     }
   }
 }
-const toNumber = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
 
 /**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
@@ -134,7 +132,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
     return list.map((_, i): ReserveResult => {
       const row = byIndex.get(i);
       if (row?.ok === true) return { ok: true };
-      return { ok: false, available: row ? Math.max(0, toNumber(row.available)) : 0 };
+      return { ok: false, available: row ? Math.max(0, num(row.available)) : 0 };
     });
   }
 
@@ -204,28 +202,17 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
       const row = (await this.run('credit', [change.callerId, change.amount, change.idempotencyKey])).rows[0] as { applied: number; caller_id: string | null; amount: unknown } | undefined;
       if (row?.applied === 1) return { ...change, applied: true };
       // Inserted by another transaction: read it (it may have committed after this statement's snapshot).
-      if (row?.caller_id) return replayOf(change, { callerId: row.caller_id, amount: toNumber(row.amount), idempotencyKey: change.idempotencyKey });
+      if (row?.caller_id) return replayOf(change, { callerId: row.caller_id, amount: num(row.amount), idempotencyKey: change.idempotencyKey });
     }
     throw new Error(`PostgresStore.credit: idempotency key "${change.idempotencyKey}" could not be read back.`);
   }
 
-  /** Reviews oldest first (open ones only unless `open: false`), a page at a time. */
-  async listReviews(query: ReviewQuery = {}): Promise<ReviewPage> {
-    const limit = pageSize(query.limit);
-    const after = decodeCursor(query.after, (v): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'));
-    const { rows } = await this.run('listReviews', [query.callerId ?? null, query.open ?? true, after?.[0] ?? null, after?.[1] ?? null, null, limit + 1]);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { reviews: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
+  listReviews(query: ReviewQuery = {}): Promise<ReviewPage> {
+    return reads.listReviews((name, values) => this.run(name, values), query);
   }
 
-  /** Charges or waives one review, exactly once across instances (see ReviewStore). */
-  async resolveReview(decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> {
-    const d = checkDecision(decision);
-    const applied = (await this.run('resolveReview', [d.requestId, d.action, d.amount, d.by, d.reason, resolvedStatus(d.action)])).rows[0]?.applied === 1;
-    const row = (await this.run('listReviews', [null, false, null, null, d.requestId, 1])).rows[0];
-    if (!row) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
-    return applied ? { applied, review: reviewOfRow(row) } : alreadyResolved(reviewOfRow(row), d);
+  resolveReview(decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> {
+    return reads.resolveReview((name, values) => this.run(name, values), decision);
   }
 
   listLedger(query: ReadQuery = {}): Promise<Page<LedgerEntry>> {
@@ -243,7 +230,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
   /** Balance, live holds and the ledger sum of a caller (balance must equal the ledger sum). */
   async getAccount(callerId: string): Promise<{ balance: number; held: number; ledger: number }> {
     const row = (await this.run('balance', [callerId])).rows[0];
-    return row ? { balance: toNumber(row.balance), held: toNumber(row.held), ledger: toNumber(row.ledger) } : { balance: 0, held: 0, ledger: 0 };
+    return row ? { balance: num(row.balance), held: num(row.held), ledger: num(row.ledger) } : { balance: 0, held: 0, ledger: 0 };
   }
 
   /** Stops the sweeper and its pool listener (the pool is the host's to end). */

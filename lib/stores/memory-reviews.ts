@@ -1,0 +1,64 @@
+/** MemoryStore's reviews: kept bounded, listed oldest first, resolved once. */
+import { GatewayError } from '../errors';
+import { keepBounded, lastOf } from './bounded';
+import {
+  alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus,
+  type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
+} from './reviews';
+import type { RequestLogEntry, Settlement } from './types';
+
+interface Kept {
+  settlement: Settlement;
+  at: number;
+}
+
+/** The reviews of one MemoryStore; it lends the log lookup and applies a resolution's money. */
+export class MemoryReviews {
+  private readonly kept: Kept[] = [];
+  private readonly resolutions = new Map<string, ReviewResolution>();
+
+  constructor(private readonly max: number, private readonly logEntry: (requestId: string) => RequestLogEntry | undefined) {}
+
+  add(settlement: Settlement): void {
+    keepBounded(this.kept, { settlement, at: Date.now() }, this.max);
+  }
+
+  all(): ReviewRecord[] {
+    return lastOf(this.kept, this.max).map((k) => this.recordOf(k));
+  }
+
+  private recordOf({ settlement: s, at }: Kept): ReviewRecord {
+    return {
+      requestId: s.requestId, callerId: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge, usage: s.usage,
+      upstream: this.logEntry(s.requestId)?.upstream ?? null, at, resolution: this.resolutions.get(s.requestId) ?? null,
+    };
+  }
+
+  list(query: ReviewQuery): ReviewPage {
+    const limit = pageSize(query.limit);
+    const after = decodeCursor(query.after, (v): v is string => typeof v === 'string');
+    const kept = lastOf(this.kept, this.max);
+    const open = query.open ?? true;
+    const wanted = (k: Kept): boolean =>
+      (query.callerId === undefined || k.settlement.callerId === query.callerId) && !(open && this.resolutions.has(k.settlement.requestId));
+    const reviews: ReviewRecord[] = [];
+    let i = after === undefined ? 0 : kept.findIndex((k) => k.settlement.requestId === after) + 1;
+    for (; i < kept.length && reviews.length < limit; i++) if (wanted(kept[i] as Kept)) reviews.push(this.recordOf(kept[i] as Kept));
+    while (i < kept.length && !wanted(kept[i] as Kept)) i++; // a next page only if something is left to show
+    const last = reviews.at(-1);
+    return { reviews, next: i < kept.length && last ? encodeCursor(last.requestId) : null };
+  }
+
+  /** Records the decision once; `charge(callerId, amount)` moves its money. */
+  resolve(decision: ResolveReview, charge: (callerId: string, requestId: string, amount: number) => void): { applied: boolean; review: ReviewRecord } {
+    const d = checkDecision(decision);
+    const kept = this.kept.findLast((k) => k.settlement.requestId === d.requestId);
+    if (!kept) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
+    if (this.resolutions.has(d.requestId)) return alreadyResolved(this.recordOf(kept), d);
+    this.resolutions.set(d.requestId, { action: d.action, amount: d.amount, by: d.by, reason: d.reason, at: Date.now() });
+    if (d.amount > 0) charge(kept.settlement.callerId, d.requestId, d.amount);
+    const entry = this.logEntry(d.requestId);
+    if (entry) Object.assign(entry, { charge: entry.charge + d.amount, billingStatus: resolvedStatus(d.action) });
+    return { applied: true, review: this.recordOf(kept) };
+  }
+}
