@@ -4,8 +4,8 @@ import { randomHex } from './random-id';
 /** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
 export const DEFAULT_LEASE_MS = 60_000;
 
-/** Renews the leases of `items` until `expiresAt` (epoch ms); may be sync or async. */
-export type RenewLeases<T> = (items: readonly T[], expiresAt: number) => unknown;
+/** Renews the leases of `items` by one lease from now; may be sync or async. */
+export type RenewLeases<T> = (items: readonly T[]) => unknown;
 
 /**
  * Renews the leases of the requests it tracks, all in one call, every quarter lease (the timer
@@ -26,11 +26,6 @@ export class LeaseKeeper<T> {
   ) {
     if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
     this.everyMs = Math.floor(leaseMs / 4);
-  }
-
-  /** When a lease taken now ends. */
-  expiry(now = Date.now()): number {
-    return now + this.leaseMs;
   }
 
   /** Keeps the lease of `id` alive until it is released or `done(item)`. */
@@ -62,7 +57,7 @@ export class LeaseKeeper<T> {
     if (this.live.size === 0) this.stop();
     if (items.length === 0) return Promise.resolve();
     return Promise.resolve()
-      .then(() => this.renew(items, this.expiry()))
+      .then(() => this.renew(items))
       .then(() => undefined, this.onError);
   }
 

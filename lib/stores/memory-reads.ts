@@ -1,6 +1,5 @@
 /** LedgerReads over in-memory lists: newest-first pages and spend by day. */
-import { pageSize, decodeCursor, encodeCursor } from './reviews';
-import { checkRange, utcDay, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
+import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
 import type { RequestLogEntry } from './types';
 
 /** The page of `list` (oldest first, as kept) newest first, of the items `keep` accepts, after the cursor. */

@@ -1,9 +1,9 @@
 /** MemoryStore's reviews: kept bounded, listed oldest first, resolved once. */
 import { GatewayError } from '../errors';
 import { keepBounded, lastOf } from './bounded';
+import { newestPage } from './memory-reads';
 import {
-  alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus,
-  type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
+  alreadyResolved, checkDecision, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
 } from './reviews';
 import type { RequestLogEntry, Settlement } from './types';
 
@@ -34,19 +34,13 @@ export class MemoryReviews {
     };
   }
 
+  /** Oldest first: the same paging as the other reads, over the list reversed. */
   list(query: ReviewQuery): ReviewPage {
-    const limit = pageSize(query.limit);
-    const after = decodeCursor(query.after, (v): v is string => typeof v === 'string');
-    const kept = lastOf(this.kept, this.max);
     const open = query.open ?? true;
     const wanted = (k: Kept): boolean =>
       (query.callerId === undefined || k.settlement.callerId === query.callerId) && !(open && this.resolutions.has(k.settlement.requestId));
-    const reviews: ReviewRecord[] = [];
-    let i = after === undefined ? 0 : kept.findIndex((k) => k.settlement.requestId === after) + 1;
-    for (; i < kept.length && reviews.length < limit; i++) if (wanted(kept[i] as Kept)) reviews.push(this.recordOf(kept[i] as Kept));
-    while (i < kept.length && !wanted(kept[i] as Kept)) i++; // a next page only if something is left to show
-    const last = reviews.at(-1);
-    return { reviews, next: i < kept.length && last ? encodeCursor(last.requestId) : null };
+    const page = newestPage(lastOf(this.kept, this.max).reverse(), wanted, (k) => k.settlement.requestId, { limit: query.limit, after: query.after });
+    return { reviews: page.items.map((k) => this.recordOf(k)), next: page.next };
   }
 
   /** Records the decision once; `charge(callerId, amount)` moves its money. */

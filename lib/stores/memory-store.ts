@@ -96,7 +96,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     if (first) return replayOf(change, first);
     this.credits.set(change.idempotencyKey, change);
     this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
-    this.record({ callerId: change.callerId, requestId: null, amount: change.amount, kind: 'credit', at: Date.now() });
+    this.record(change.callerId, null, change.amount, 'credit');
     return { ...change, applied: true };
   }
 
@@ -132,7 +132,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     this.release(settlement.requestId);
     if (settlement.charge !== 0) {
       this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
-      this.record({ callerId: settlement.callerId, requestId: settlement.requestId, amount: -settlement.charge, kind: 'charge', at: Date.now() });
+      this.record(settlement.callerId, settlement.requestId, -settlement.charge, 'charge');
     }
     if (settlement.billingStatus === 'needs_review') this.reviewBook.add(settlement);
     return { applied: true };
@@ -147,8 +147,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   }
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
-  private record(fields: Omit<LedgerRow, 'seq'>): void {
-    const row: LedgerRow = { seq: ++this.ledgerSeq, ...fields };
+  private record(callerId: string, requestId: string | null, amount: number, kind: LedgerRow['kind']): void {
+    const row: LedgerRow = { seq: ++this.ledgerSeq, callerId, requestId, amount, kind, at: Date.now() };
     for (const old of keepBounded(this.ledger, row, this.maxRecords)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
@@ -220,7 +220,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
     return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - amount);
-      this.record({ callerId, requestId, amount: -amount, kind: 'review', at: Date.now() });
+      this.record(callerId, requestId, -amount, 'review');
     });
   }
 

@@ -1,9 +1,9 @@
 /** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
 import type { PgQueryable } from './migrate';
-import { checkRange, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
+import { checkRange, decodeCursor, encodeCursor, pageSize, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
 import { GatewayError } from '../errors';
 import type { PgResult } from './migrate';
-import { alreadyResolved, checkDecision, decodeCursor, encodeCursor, pageSize, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
+import { alreadyResolved, checkDecision, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
 import type { RequestLogEntry } from './types';
 
 /** A number PostgreSQL returned (bigint and numeric come as text). */

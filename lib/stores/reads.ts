@@ -73,3 +73,25 @@ export function checkRange(query: ReadQuery): void {
 
 /** The UTC day of an epoch-ms time. */
 export const utcDay = (at: number): string => new Date(at).toISOString().slice(0, 10);
+
+/** Page size of a query, checked. */
+export function pageSize(limit: number | undefined): number {
+  const n = limit ?? 100;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1000) throw new GatewayError('invalid_request_error', 'limit: must be an integer from 1 to 1000');
+  return n;
+}
+
+/** Opaque cursors: base64url of JSON, checked when read back. */
+export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+export function decodeCursor<T>(cursor: string | undefined, valid: (value: unknown) => value is T): T | undefined {
+  if (cursor === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    value = undefined;
+  }
+  if (!valid(value)) throw new GatewayError('invalid_request_error', 'after: is not a cursor this list gave');
+  return value;
+}
