@@ -21,7 +21,8 @@ export { gatewayContext } from './context';
 export { createCatalog } from './catalog';
 export { GatewayError, ERROR_STATUS, errorBody } from './errors';
 export { defaultEstimator } from './billing/estimate';
-export { chargeFor } from './billing/pricing';
+export { costOf, holdFor } from './billing/pricing';
+export { carryCharge, type CarriedCharge } from './billing/money';
 export { DurableWriter } from './billing/durable';
 export { MemoryStore } from './stores/memory-store';
 export { PostgresStore } from './stores/postgres-store';
@@ -59,10 +60,10 @@ export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-s
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
 export type { PostgresStoreOptions } from './stores/postgres-store';
 export type { Credit, CreditResult } from './stores/credit';
-export type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
+export type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
 export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {
-  Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, Settlement,
+  Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, SettleResult, Settlement,
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
@@ -73,5 +74,5 @@ export type {
   FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, Price, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
 } from './types';

@@ -46,16 +46,22 @@ export interface Usage {
   provenance: UsageProvenance;
 }
 
-/** Prices in integer minor units (e.g. cents) per million tokens. */
+/**
+ * A price in minor units (e.g. cents) per million tokens: a whole number, or a decimal with at most
+ * 6 decimals given as a number or a string (300, 0.25, "0.125").
+ */
+export type Price = number | string;
+
+/** Prices in minor units per million tokens; costs are exact (see README, Billing). */
 export interface Pricing {
   /** Per million input tokens. */
-  input: number;
+  input: Price;
   /** Per million output tokens. Default: 0 (rerank has none). */
-  output?: number;
+  output?: Price;
   /** Per million cache-read input tokens. Default: `input`. */
-  cacheRead?: number;
+  cacheRead?: Price;
   /** Per million cache-write input tokens. Default: `input`. */
-  cacheWrite?: number;
+  cacheWrite?: Price;
 }
 
 /** A text block of the Messages API. */

@@ -148,7 +148,8 @@ describe('the settle hook', () => {
       await logEntry(gw.store, res.requestId);
       for (let i = 0; i < 100 && !settled.some((r) => r.settlement.requestId === res.requestId); i++) await sleep(5);
       const record = settled.find((r) => r.settlement.requestId === res.requestId);
-      expect(record?.settlement).toMatchObject({ callerId: id, charge: 55, billingStatus: 'billed', model: 'claude-json' });
+      expect(record?.settlement).toMatchObject({ callerId: id, cost: '55', billingStatus: 'billed', model: 'claude-json' });
+      expect(record?.entry.charge).toBe(55);
       expect(gw.store.getBalance(id)).toBe(BALANCE - 55);
     }
     hookMode = 'ok';
@@ -185,7 +186,7 @@ describe("a host route's own work", () => {
       const entry = await logEntry(store, requestIdHeader);
       expect(entry).toMatchObject({ status: 200, charge: 7 + 2 * 3, billingStatus: 'billed', upstream: 'host-upstream' });
       expect(store.getSettlement(requestIdHeader)?.charge).toBe(13);
-      expect(store.getAccount(id)).toEqual({ balance: BALANCE - 13, held: 0, ledger: BALANCE - 13 });
+      expect(store.getAccount(id)).toEqual({ balance: BALANCE - 13, held: 0, carry: '0', ledger: BALANCE - 13 });
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

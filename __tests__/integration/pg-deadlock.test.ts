@@ -30,11 +30,11 @@ it('batched settles from two instances over the same callers never deadlock', ()
   for (let round = 0; round < 30; round++) {
     const a = callers.map((c) => ({ requestId: `a_${round}_${c}`, callerId: c }));
     const b = [...callers].reverse().map((c) => ({ requestId: `b_${round}_${c}`, callerId: c }));
-    const s = (x: { requestId: string; callerId: string }): Settlement => ({ ...x, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage });
+    const s = (x: { requestId: string; callerId: string }): Settlement => ({ ...x, model: 'm', endpoint: 'messages', cost: '1', billingStatus: 'billed', usage });
     await Promise.all([...a.map((x) => one.settle(s(x)).catch((e: unknown) => errors.push(e))), ...b.map((x) => other.settle(s(x)).catch((e: unknown) => errors.push(e)))]);
   }
   expect(errors.map(String)).toEqual([]);
-  for (const id of callers) expect(await one.getAccount(id)).toEqual({ balance: 1_000_000 - 60, held: 0, ledger: 1_000_000 - 60 });
+  for (const id of callers) expect(await one.getAccount(id)).toEqual({ balance: 1_000_000 - 60, held: 0, carry: '0', ledger: 1_000_000 - 60 });
 }));
 
 it('batched reserves and settles from two instances over the same callers: no error, never more held than the balance', () => withTwoInstances(async (one, other) => {
@@ -53,7 +53,7 @@ it('batched reserves and settles from two instances over the same callers: no er
         .then((r) => { if (r.ok && round === ROUNDS - 1) heldLastRound.set(c, (heldLastRound.get(c) ?? 0) + 3); }, (e: unknown) => errors.push(e)));
     // Settling the previous round's holds at the same time makes the two kinds of batch cross.
     const settle = (store: PostgresStore, tag: string, order: string[]) => order.map((c) =>
-      store.settle({ requestId: `${tag}_${round - 1}_${c}`, callerId: c, model: 'm', endpoint: 'messages', charge: 1, billingStatus: 'billed', usage })
+      store.settle({ requestId: `${tag}_${round - 1}_${c}`, callerId: c, model: 'm', endpoint: 'messages', cost: '1', billingStatus: 'billed', usage })
         .catch((e: unknown) => errors.push(e)));
     const reversed = [...callers].reverse();
     await Promise.all([...reserve(one, 'a', callers), ...reserve(other, 'b', reversed), ...settle(one, 'b', callers), ...settle(other, 'a', reversed)]);

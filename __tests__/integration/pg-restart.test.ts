@@ -95,5 +95,5 @@ it('connections terminated while serving: each request succeeds or fails with ap
   const dup = await pg.pool.query(`SELECT request_id FROM ${pg.schema}.ledger WHERE caller_id = 'busy' AND request_id IS NOT NULL GROUP BY request_id HAVING count(*) > 1`);
   expect(dup.rows).toEqual([]);
   for (let i = 0; i < 100 && (await pg.store.getAccount('busy')).held !== 0; i++) await sleep(20);
-  expect(await pg.store.getAccount('busy')).toEqual({ balance: start - charged, held: 0, ledger: start - charged });
+  expect(await pg.store.getAccount('busy')).toEqual({ balance: start - charged, held: 0, carry: '0', ledger: start - charged });
 });

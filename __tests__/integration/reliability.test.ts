@@ -49,7 +49,7 @@ describe.each(['memory', 'postgres'] as const)('hold leases on %s', (kind) => {
       expect(fourth.status).toBe(402);
       await Promise.all(streams.map((s) => s.done));
       await gw.router.close();
-      expect(await store.getAccount(`lease-${kind}`)).toEqual({ balance: 3 * (HOLD - CHARGE), held: 0, ledger: 3 * (HOLD - CHARGE) });
+      expect(await store.getAccount(`lease-${kind}`)).toEqual({ balance: 3 * (HOLD - CHARGE), held: 0, carry: '0', ledger: 3 * (HOLD - CHARGE) });
     } finally {
       await gw.close();
       await pg?.drop();
@@ -158,7 +158,7 @@ describe.each(['memory', 'postgres'] as const)('usage figures beyond any real re
       expect(usage.outputTokens).toBe(HUGE_OUTPUT);
       expect(Number((entry as { charge: unknown }).charge)).toBe(0);
       expect(pg ? (entry as { billing_status: string }).billing_status : (entry as RequestLogEntry).billingStatus).toBe('needs_review');
-      expect(await store.getAccount('huge')).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+      expect(await store.getAccount('huge')).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
     } finally {
       await gw.close();
       await pg?.drop();
@@ -190,7 +190,7 @@ it('a settlement the store keeps refusing is set aside after bounded retries; ot
     const good = addCaller(memory);
     const [a, b] = await Promise.all([postMessages(gw.url, bad.key, 'claude-json'), postMessages(gw.url, good.key, 'claude-json')]);
     await gw.router.close();
-    expect(asides.map((w) => [w.kind, w.requestId, (w.record as Settlement).charge])).toEqual([['settle', a.headers.get('request-id'), CHARGE]]);
+    expect(asides.map((w) => [w.kind, w.requestId, (w.record as Settlement).cost])).toEqual([['settle', a.headers.get('request-id'), String(CHARGE)]]);
     expect(await logEntry(memory, a.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'needs_review', charge: 0, detail: expect.stringMatching(/settlement set aside/) });
     expect(await logEntry(memory, b.headers.get('request-id') as string)).toMatchObject({ billingStatus: 'billed', charge: CHARGE });
     expect(memory.getAccount('refused').held).toBe(0); // the hold went back with the set-aside settlement
@@ -219,7 +219,7 @@ it('PostgreSQL: a settlement the database refuses is set aside; the one batched 
       { request_id: b.headers.get('request-id'), charge: String(CHARGE), billing_status: 'billed' },
       { request_id: a.headers.get('request-id'), charge: '0', billing_status: 'needs_review' },
     ]);
-    expect(await pg.store.getAccount('good')).toEqual({ balance: 1000 - CHARGE, held: 0, ledger: 1000 - CHARGE });
+    expect(await pg.store.getAccount('good')).toEqual({ balance: 1000 - CHARGE, held: 0, carry: '0', ledger: 1000 - CHARGE });
   } finally {
     await gw.close();
     await pg.drop();
@@ -232,11 +232,11 @@ it('PostgreSQL: a record the database refuses fails alone, not the others writte
     await pg.store.addKey('sk-batch', { id: 'batch' });
     await pg.store.credit({ callerId: 'batch', amount: 1000, idempotencyKey: 'opening-batch' });
     const usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
-    const settlement = (requestId: string, charge: number): Settlement => ({ requestId, callerId: 'batch', model: 'm', endpoint: 'messages', charge, billingStatus: 'billed', usage });
-    const [bad, good] = await Promise.allSettled([pg.store.settle(settlement('req_bad', 1e20)), pg.store.settle(settlement('req_good', 7))]);
+    const settlement = (requestId: string, cost: string): Settlement => ({ requestId, callerId: 'batch', model: 'm', endpoint: 'messages', cost, billingStatus: 'billed', usage });
+    const [bad, good] = await Promise.allSettled([pg.store.settle(settlement('req_bad', '100000000000000000000')), pg.store.settle(settlement('req_good', '7'))]);
     expect(bad.status).toBe('rejected');
-    expect(good).toEqual({ status: 'fulfilled', value: { applied: true } });
-    expect(await pg.store.getAccount('batch')).toEqual({ balance: 993, held: 0, ledger: 993 });
+    expect(good).toEqual({ status: 'fulfilled', value: { applied: true, charge: 7 } });
+    expect(await pg.store.getAccount('batch')).toEqual({ balance: 993, held: 0, carry: '0', ledger: 993 });
   } finally {
     await pg.drop();
   }

@@ -1,13 +1,15 @@
 /** The same contract, run against MemoryStore and PostgresStore (real PostgreSQL, own schema). */
+import fc from 'fast-check';
+import { fromPico, PICO_PER_UNIT } from '../../lib/billing/money';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR } from '../../lib/stores/migrate';
 import type { Credit, CreditResult, GatewayStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
-type Account = { balance: number; held: number; ledger: number };
+type Account = { balance: number; held: number; carry: string; ledger: number };
 type ContractStore = GatewayStore & ReviewStore & LedgerReads & {
   addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
   credit(credit: Credit): CreditResult | Promise<CreditResult>;
@@ -18,8 +20,8 @@ type ContractStore = GatewayStore & ReviewStore & LedgerReads & {
 const usage = (input = 10): Usage => ({ inputTokens: input, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' });
 const rid = (): string => `req_${randomBytes(8).toString('hex')}`;
 const later = (): number => Date.now() + 60_000;
-const settlement = (requestId: string, callerId: string, charge: number, billingStatus: Settlement['billingStatus'] = 'billed'): Settlement =>
-  ({ requestId, callerId, model: 'm', endpoint: 'messages', charge, billingStatus, usage: usage() });
+const settlement = (requestId: string, callerId: string, cost: number | string, billingStatus: Settlement['billingStatus'] = 'billed'): Settlement =>
+  ({ requestId, callerId, model: 'm', endpoint: 'messages', cost: String(cost), billingStatus, usage: usage() });
 
 let drop: (() => Promise<void>) | undefined;
 /** The billing status and charge of a request's log line, however the store keeps it. */
@@ -88,15 +90,42 @@ describe.each(stores)('%s', (_name, make) => {
     await store.reserve({ instanceId: 'test', callerId: id, requestId, amount: 300, expiresAt: later() });
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.settle(settlement(requestId, id, 120))));
     expect(outcomes.filter((o) => o.applied)).toHaveLength(1);
-    expect(await store.getAccount(id)).toEqual({ balance: 880, held: 0, ledger: 880 });
+    expect(await store.getAccount(id)).toEqual({ balance: 880, held: 0, carry: '0', ledger: 880 });
   });
+
+  /** Settles `costs` (pico-units) for a new caller, `wave` at a time concurrently; checks the exact-money rule. */
+  async function settleExactly(costs: bigint[], wave: number): Promise<void> {
+    const id = await caller(1_000_000_000);
+    const ids = costs.map(() => rid());
+    let charged = 0;
+    for (let i = 0; i < costs.length; i += wave) {
+      const results = await Promise.all(costs.slice(i, i + wave).map((pico, j) => store.settle(settlement(ids[i + j] as string, id, fromPico(pico)))));
+      for (const r of results) charged += r.charge;
+    }
+    const total = costs.reduce((a, b) => a + b, 0n);
+    expect(BigInt(charged)).toBe(total / PICO_PER_UNIT); // never more than the cost, short of it by less than one unit
+    expect(await store.getAccount(id)).toEqual({ balance: 1_000_000_000 - charged, held: 0, carry: fromPico(total % PICO_PER_UNIT), ledger: 1_000_000_000 - charged });
+    // A retry returns the first result and moves nothing.
+    const again = await store.settle(settlement(ids.at(-1) ?? rid(), id, '5')); // the newest: MemoryStore remembers the last maxRecords
+    if (costs.length > 0) expect(again.applied).toBe(false);
+  }
+
+  const subUnitCost = fc.oneof(fc.bigInt({ min: 0n, max: PICO_PER_UNIT }), fc.bigInt({ min: 0n, max: 50n * PICO_PER_UNIT }), fc.constant(25_800_000_000n));
+
+  it('exact money: for any sequence of costs, the total charged is the exact total rounded down and the rest is carried', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(subUnitCost, { maxLength: 1500 }), fc.integer({ min: 1, max: 400 }), (costs, wave) => settleExactly(costs, wave)), { numRuns: 15 });
+  });
+
+  it('exact money: 10^5 confirmed sub-unit costs, settled concurrently, charge the exact total within one unit', async () => {
+    await settleExactly(fc.sample(subUnitCost, { numRuns: 100_000, seed: 7 }), 2000);
+  }, 120_000);
 
   it('a needs_review settlement charges only its charge and keeps a review record', async () => {
     const id = await caller(1000);
     const requestId = rid();
     await store.reserve({ instanceId: 'test', callerId: id, requestId, amount: 300, expiresAt: later() });
-    expect(await store.settle(settlement(requestId, id, 0, 'needs_review'))).toEqual({ applied: true });
-    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+    expect(await store.settle(settlement(requestId, id, 0, 'needs_review'))).toEqual({ applied: true, charge: 0 });
+    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
     if (store instanceof MemoryStore) expect(store.getReviews().map((r) => r.requestId)).toContain(requestId);
     if (store instanceof PostgresStore) {
       const pool = (store as unknown as { pool: { query(q: string, v: unknown[]): Promise<{ rows: unknown[] }> } }).pool;
@@ -141,7 +170,7 @@ describe.each(stores)('%s', (_name, make) => {
     await store.sweepExpiredHolds();
     await store.settle(settlement(requestId, id, 30));
     await store.settle(settlement(requestId, id, 30));
-    expect(await store.getAccount(id)).toEqual({ balance: 70, held: 0, ledger: 70 });
+    expect(await store.getAccount(id)).toEqual({ balance: 70, held: 0, carry: '0', ledger: 70 });
   });
 
   it('credits and debits move money once per idempotency key, even concurrently; another change under a used key is refused', async () => {
@@ -151,17 +180,17 @@ describe.each(stores)('%s', (_name, make) => {
     expect(results.filter((r) => r.applied)).toHaveLength(1);
     expect(results.every((r) => r.callerId === id && r.amount === 500 && r.idempotencyKey === key)).toBe(true);
     expect(await store.credit({ callerId: id, amount: -200, idempotencyKey: `debit-${id}` })).toMatchObject({ applied: true, amount: -200 });
-    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, ledger: 300 });
+    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, carry: '0', ledger: 300 });
     await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 501, idempotencyKey: key }))).rejects.toThrow(`idempotency key "${key}" was used for 500`);
     await expect(Promise.resolve().then(() => store.credit({ callerId: 'someone-else', amount: 500, idempotencyKey: key }))).rejects.toThrow(/was used for 500 to/);
     await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 5, idempotencyKey: '' }))).rejects.toThrow(/idempotencyKey must be a string/);
-    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, ledger: 300 });
+    expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, carry: '0', ledger: 300 });
   });
 
   it('provisioning never moves money: re-adding a key changes nothing, and a balance field is refused', async () => {
     const id = await caller(1000);
     await store.addKey(`key-${id}`, { id, models: ['a'] }); // a host re-provisioning at start-up
-    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+    expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
     await expect(Promise.resolve().then(() => store.addKey(`key-${id}`, { id, balance: 5 } as never))).rejects.toThrow(/"balance" is not taken/);
   });
 
@@ -173,7 +202,7 @@ describe.each(stores)('%s', (_name, make) => {
       await store.settle({ ...settlement(requestId, id, 25, 'needs_review'), usage: partial });
       await store.appendLog({
         requestId, callerId: id, endpoint: 'messages', model: 'm', stream: true, status: 200, errorCode: 'api_error', usage: partial,
-        charge: 25, billingStatus: 'needs_review', startedAt: Date.now(), durationMs: 1, ttfbMs: 1, upstream: 'anthropic', detail: 'cut', user: null, attempts: [],
+        cost: '25', charge: 25, billingStatus: 'needs_review', startedAt: Date.now(), durationMs: 1, ttfbMs: 1, upstream: 'anthropic', detail: 'cut', user: null, attempts: [],
       });
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -190,7 +219,7 @@ describe.each(stores)('%s', (_name, make) => {
     expect((await store.resolveReview({ requestId: b, action: 'waive', by: 'ops@acme', reason: 'goodwill' })).applied).toBe(true);
     await expect(Promise.resolve().then(() => store.resolveReview({ requestId: rid(), action: 'waive', by: 'x', reason: 'y' }))).rejects.toThrow(/no review for/);
     await expect(Promise.resolve().then(() => store.resolveReview({ requestId: a, action: 'charge', by: 'x', reason: 'y' }))).rejects.toThrow(/amount: a charge needs a positive amount/);
-    expect(await store.getAccount(id)).toEqual({ balance: 1000 - 3 * 25 - 40, held: 0, ledger: 1000 - 3 * 25 - 40 });
+    expect(await store.getAccount(id)).toEqual({ balance: 1000 - 3 * 25 - 40, held: 0, carry: '0', ledger: 1000 - 3 * 25 - 40 });
     const line = (requestId: string) => (store instanceof MemoryStore ? Promise.resolve(store.getLog().find((e) => e.requestId === requestId)) : logLine(store, requestId));
     expect(await line(a)).toMatchObject({ billingStatus: 'billed', charge: 65 });
     expect(await line(b)).toMatchObject({ billingStatus: 'waived', charge: 25 });
@@ -216,7 +245,7 @@ describe.each(stores)('%s', (_name, make) => {
       await store.settle({ ...settlement(requestId, d.who, d.charge, d.status), model: d.model, usage: usage(d.tokens) });
       await store.appendLog({
         requestId, callerId: d.who, endpoint: 'messages', model: d.model, stream: false, status: 200, errorCode: null, usage: usage(d.tokens),
-        charge: d.charge, billingStatus: d.status, startedAt: d.at, durationMs: 1, ttfbMs: null, upstream: 'u', detail: null, user: null, attempts: [],
+        cost: String(d.charge), charge: d.charge, billingStatus: d.status, startedAt: d.at, durationMs: 1, ttfbMs: null, upstream: 'u', detail: null, user: null, attempts: [],
       });
     }
     const page1 = await store.listLedger({ callerId: id, limit: 2 });
@@ -234,9 +263,9 @@ describe.each(stores)('%s', (_name, make) => {
     expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual([ids[2], ids[1], ids[0]]);
     const rows = (await store.spend({ from: day1 - 3_600_000, to: day2 + 3_600_000 })).filter((r) => r.callerId === id || r.callerId === other);
     expect(rows).toEqual([
-      { callerId: id, model: 'a', day: '2026-11-20', requests: 2, charge: 15, inputTokens: 150, outputTokens: 10 },
-      ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, charge: 7, inputTokens: 70, outputTokens: 5 },
-        { callerId: other, model: 'a', day: '2026-11-21', requests: 1, charge: 3, inputTokens: 30, outputTokens: 5 }].sort((x, y) => x.callerId.localeCompare(y.callerId)),
+      { callerId: id, model: 'a', day: '2026-11-20', requests: 2, cost: '15', charge: 15, inputTokens: 150, outputTokens: 10 },
+      ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, cost: '7', charge: 7, inputTokens: 70, outputTokens: 5 },
+        { callerId: other, model: 'a', day: '2026-11-21', requests: 1, cost: '3', charge: 3, inputTokens: 30, outputTokens: 5 }].sort((x, y) => x.callerId.localeCompare(y.callerId)),
     ]);
     await expect(Promise.resolve().then(() => store.listRequests({ after: 'not-a-cursor' }))).rejects.toThrow(/after: is not a cursor/);
     await expect(Promise.resolve().then(() => store.listLedger({ limit: 0 }))).rejects.toThrow(/limit: must be an integer/);
@@ -246,7 +275,7 @@ describe.each(stores)('%s', (_name, make) => {
     const requestId = rid();
     const entry: RequestLogEntry = {
       requestId, callerId: 'c', endpoint: 'messages', model: 'm', stream: true, status: 200, errorCode: null, usage: usage(),
-      charge: 3, billingStatus: 'billed', startedAt: Date.now(), durationMs: 1.5, ttfbMs: 0.7, upstream: 'fake', detail: null, user: 'u', attempts: [],
+      cost: '3', charge: 3, billingStatus: 'billed', startedAt: Date.now(), durationMs: 1.5, ttfbMs: 0.7, upstream: 'fake', detail: null, user: 'u', attempts: [],
     };
     await store.appendLog(entry);
     await store.appendLog(entry);
@@ -268,7 +297,7 @@ it('PostgresStore: a host that provisions and credits at every start-up (new sto
       await store.credit({ callerId: 'boot', amount: 99_992, idempotencyKey: 'boot-opening-balance' });
       store.close();
     }
-    expect(await made.store.getAccount('boot')).toEqual({ balance: 99_992, held: 0, ledger: 99_992 });
+    expect(await made.store.getAccount('boot')).toEqual({ balance: 99_992, held: 0, carry: '0', ledger: 99_992 });
   } finally {
     await made.drop();
   }
@@ -291,13 +320,45 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
     await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([3, 4, 5, 6]);
-    expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, ledger: 950 });
+    expect(await store.migrate()).toEqual([3, 4, 5, 6, 7]);
+    expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, carry: '0', ledger: 950 });
     expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: false });
-    expect(await store.settle(settlement('req_open', 'veteran', 20))).toEqual({ applied: true });
-    expect(await store.getAccount('veteran')).toEqual({ balance: 980, held: 0, ledger: 980 });
+    expect(await store.settle(settlement('req_open', 'veteran', 20))).toEqual({ applied: true, charge: 20 });
+    expect(await store.getAccount('veteran')).toEqual({ balance: 980, held: 0, carry: '0', ledger: 980 });
+    store.close();
+  } finally {
+    await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
+    await made.drop();
+  }
+});
+
+it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrades to exact costs in place', async () => {
+  const made = await pgStore();
+  const old = `mgw_v6_${randomBytes(4).toString('hex')}`;
+  try {
+    await made.pool.query(`CREATE SCHEMA ${old}`);
+    await made.pool.query(`CREATE TABLE ${old}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const file of readdirSync(SQL_DIR).filter((f) => /^00[1-6]_/.test(f)).sort()) {
+      await made.pool.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', old));
+      await made.pool.query(`INSERT INTO ${old}.migrations (version) VALUES ($1)`, [Number(file.slice(0, 3))]);
+    }
+    // A request the v6 code charged 1 for (its 0.0258 rounded up), with its ledger row and log line.
+    await made.pool.query(`INSERT INTO ${old}.callers (key_hash, caller_id) VALUES ($1, 'v6')`, [hashKey('sk-v6')]);
+    await made.pool.query(`INSERT INTO ${old}.balances (caller_id, balance) VALUES ('v6', 999)`);
+    await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, amount, kind) VALUES ('v6', 1000, 'credit'), ('v6', -1, 'charge')`);
+    await made.pool.query(`INSERT INTO ${old}.settlements (request_id, caller_id, model, endpoint, charge, billing_status, usage) VALUES ('req_v6', 'v6', 'm', 'messages', 1, 'billed', '{}')`);
+    await made.pool.query(`INSERT INTO ${old}.request_log (request_id, caller_id, endpoint, model, stream, status, charge, billing_status, started_at, duration_ms)
+      VALUES ('req_v6', 'v6', 'messages', 'm', false, 200, 1, 'billed', now(), 1)`);
+    const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
+    expect(await store.migrate()).toEqual([7]);
+    expect(await store.getAccount('v6')).toEqual({ balance: 999, held: 0, carry: '0', ledger: 999 });
+    expect((await store.listRequests({ callerId: 'v6' })).items[0]).toMatchObject({ requestId: 'req_v6', cost: '1', charge: 1 }); // billed before v7: cost is its charge
+    expect(await store.settle(settlement('req_v6', 'v6', '0.0258'))).toEqual({ applied: false, charge: 1 });
+    const results = await Promise.all(Array.from({ length: 200 }, () => store.settle(settlement(rid(), 'v6', '0.0258'))));
+    expect(results.reduce((sum, r) => sum + r.charge, 0)).toBe(5); // 200 × 0.0258 = 5.16
+    expect(await store.getAccount('v6')).toEqual({ balance: 994, held: 0, carry: '0.16', ledger: 994 });
     store.close();
   } finally {
     await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
@@ -311,7 +372,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

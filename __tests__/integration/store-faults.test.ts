@@ -97,7 +97,7 @@ it('a client that leaves while its hold is being taken: no upstream call, the ho
   await pending;
   await new Promise((r) => setTimeout(r, 250));
   expect(upstream.calls).toBe(before);
-  expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+  expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
   const entry = memory.getLog().filter((e) => e.callerId === id);
   expect(entry.map((e) => [e.status, e.billingStatus])).toEqual([[499, 'not_billed']]);
 });
@@ -107,8 +107,8 @@ it('reserve fails with failOpen: admitted without a hold and still billed on con
   store.faults.reserve = { fail: 1 };
   const res = await call(open.url, key);
   expect(res.status).toBe(200);
-  expect(await logEntry(memory, res.requestId)).toMatchObject({ billingStatus: 'billed', charge: 1 });
-  expect(memory.getBalance(id)).toBe(999);
+  expect(await logEntry(memory, res.requestId)).toMatchObject({ billingStatus: 'billed', cost: '0.3', charge: 0 });
+  expect(memory.getAccount(id)).toMatchObject({ balance: 1000, carry: '0.3' });
 });
 
 it.each([['fails 3 times', { fail: 3 }], ['throws twice', { throw: 2 }], ['stalls once', { stall: 1 }]] as const)('settle %s: retried until stored, charged exactly once', async (_how, fault) => {
@@ -117,8 +117,8 @@ it.each([['fails 3 times', { fail: 3 }], ['throws twice', { throw: 2 }], ['stall
   const res = await call(gw.url, key);
   expect(res.status).toBe(200);
   const entry = await logEntry(memory, res.requestId);
-  expect(entry.charge).toBe(1);
-  expect(memory.getAccount(id)).toEqual({ balance: 999, held: 0, ledger: 999 });
+  expect(entry).toMatchObject({ cost: '0.3', charge: 0 });
+  expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0.3', ledger: 1000 }); // once: carried 0.3, not 0.6
 });
 
 it.each([['fails', { fail: 2 }], ['throws', { throw: 2 }]] as const)('request log write %s twice: retried, stored exactly once', async (_how, fault) => {
@@ -155,9 +155,9 @@ it('PostgreSQL briefly unreachable while a stream settles: the bill and the log 
     expect(during.rows[0].n).toBe(0);
     proxy.restore();
     await server.router.close({ graceMs: 0 }); // flushes the pending writes
-    const row = await base.pool.query(`SELECT charge FROM ${base.schema}.request_log WHERE request_id = $1`, [reqId]);
-    expect(row.rows).toEqual([{ charge: '1' }]);
-    expect(await base.store.getAccount('outage')).toEqual({ balance: 999, held: 0, ledger: 999 });
+    const row = await base.pool.query(`SELECT cost::text, charge FROM ${base.schema}.request_log WHERE request_id = $1`, [reqId]);
+    expect(row.rows).toEqual([{ cost: '0.3', charge: '0' }]);
+    expect(await base.store.getAccount('outage')).toEqual({ balance: 1000, held: 0, carry: '0.3', ledger: 1000 });
   } finally {
     await server.close();
     pg.close();

@@ -65,9 +65,10 @@ it.each(FAULTS)('%s: documented client and billing outcome, a log entry, no leak
   const entry = await logEntry(gw.store, res.headers.get('request-id') as string);
   expect(entry).toMatchObject({ status, billingStatus: billing, errorCode: code === 'ok' ? null : code });
   expect(JSON.stringify(entry)).not.toContain(UPSTREAM_KEY);
-  // Billed: exactly the confirmed usage. Needs review: only what message_start confirmed (25 input, 1 output).
-  const expected = billing === 'billed' ? 1 : billing === 'needs_review' ? entry.charge : 0;
-  expect(entry.charge).toBe(expected);
+  // Billed: the confirmed usage's exact cost (25 in, 15 out: 0.3). Needs review: at most the input message_start confirmed (0.075).
+  if (billing === 'billed') expect(entry.cost).toBe('0.3');
+  else if (billing === 'needs_review') expect(['0', '0.075']).toContain(entry.cost);
+  else expect(entry.cost).toBe('0');
   expect(gw.store.getBalance(callerId)).toBe(before - entry.charge);
   expect(gw.store.held(callerId)).toBe(0);
 });

@@ -1,48 +1,87 @@
-/** Integer money, the estimate and the usage provenance rules. */
+/** Exact money, the estimate and the usage provenance rules. */
 import fc from 'fast-check';
-import { chargeFor, defaultEstimator } from '../../lib';
+import { carryCharge, costOf, createCatalog, defaultEstimator, holdFor } from '../../lib';
+import { fromPico, toPico } from '../../lib/billing/money';
+import { pricingProblem } from '../../lib/billing/pricing';
 import { UsageTracker } from '../../lib/billing/usage';
 
 const usage = (input: number, output: number, read = 0, write = 0) =>
   ({ inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheCreationInputTokens: write });
 
-describe('chargeFor', () => {
-  it('is price per million tokens, rounded up once per request', () => {
-    expect(chargeFor(usage(1_000_000, 0), { input: 300 })).toBe(300);
-    expect(chargeFor(usage(1, 0), { input: 300 })).toBe(1); // 0.0003 rounds up to 1
-    expect(chargeFor(usage(0, 0), { input: 300 })).toBe(0);
-    expect(chargeFor(usage(1000, 2000), { input: 3000, output: 15000 })).toBe(33); // 3 + 30
-    expect(chargeFor(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe(2); // 0.1+0.1+1.25 = 1.45 -> 2
-    expect(chargeFor(usage(5, 5), undefined)).toBe(0);
-    // An estimate has no cache figures: they count as 0.
-    expect(chargeFor({ inputTokens: 1000, outputTokens: 2000 }, { input: 3000, output: 15000, cacheRead: 1 })).toBe(33);
+/** The exact cost in pico-units, computed the slow obvious way (BigInt, micro-unit prices). */
+const exactPico = (u: ReturnType<typeof usage>, p: { input: number; output: number; cacheRead: number; cacheWrite: number }): bigint =>
+  BigInt(u.inputTokens) * BigInt(p.input) + BigInt(u.outputTokens) * BigInt(p.output)
+  + BigInt(u.cacheReadInputTokens) * BigInt(p.cacheRead) + BigInt(u.cacheCreationInputTokens) * BigInt(p.cacheWrite);
+
+describe('costOf and holdFor', () => {
+  it('is the exact price per million tokens, in minor units as a decimal string', () => {
+    expect(costOf(usage(1_000_000, 0), { input: 300 })).toBe('300');
+    expect(costOf(usage(1, 0), { input: 300 })).toBe('0.0003');
+    expect(costOf(usage(21, 13), { input: 300, output: 1500 })).toBe('0.0258'); // the README's example
+    expect(costOf(usage(0, 0), { input: 300 })).toBe('0');
+    expect(costOf(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe('1.45');
+    expect(costOf(usage(5, 5), undefined)).toBe('0');
+    expect(costOf(usage(1, 0), { input: '0.000001' })).toBe('0.000000000001'); // the smallest price on the smallest usage
+    expect(costOf(usage(3, 0), { input: 0.25 })).toBe('0.00000075');
   });
 
-  it('keeps precision where floating point would not', () => {
-    expect(chargeFor(usage(9_007_199_254, 0), { input: 1_000_000_000 })).toBe(9_007_199_254_000);
+  it('holds the cost rounded up to a whole unit (an estimate has no cache figures)', () => {
+    expect(holdFor(usage(1, 0), { input: 300 })).toBe(1);
+    expect(holdFor(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe(2);
+    expect(holdFor({ inputTokens: 1000, outputTokens: 2000 }, { input: 3000, output: 15000, cacheRead: 1 })).toBe(33);
+    expect(holdFor(usage(9_007_199_254_740, 0), { input: 1 })).toBe(9_007_200); // 9,007,199.25474, rounded up
+    expect(holdFor(usage(5, 5), undefined)).toBe(0);
   });
 
-  it('gives the exact BigInt result on both sides of 2^53 (Number fast path and BigInt path)', () => {
-    const exact = (u: ReturnType<typeof usage>, p: { input: number; output: number; cacheRead: number; cacheWrite: number }): number => {
-      const micro = BigInt(u.inputTokens) * BigInt(p.input) + BigInt(u.outputTokens) * BigInt(p.output)
-        + BigInt(u.cacheReadInputTokens) * BigInt(p.cacheRead) + BigInt(u.cacheCreationInputTokens) * BigInt(p.cacheWrite);
-      return Number((micro + 999_999n) / 1_000_000n);
-    };
+  it('is exact on both sides of 2^53 (Number fast path and BigInt path), for prices with 6 decimals', () => {
     fc.assert(fc.property(
-      fc.array(fc.oneof(fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 2 ** 40 })), { minLength: 8, maxLength: 8 }),
-      ([a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0]) => {
+      fc.array(fc.oneof(fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 1_000_000_000 })), { minLength: 4, maxLength: 4 }),
+      fc.array(fc.oneof(fc.integer({ min: 0, max: 20_000_000 }), fc.integer({ min: 0, max: 1_000_000_000_000_000 })), { minLength: 4, maxLength: 4 }),
+      ([a = 0, b = 0, c = 0, d = 0], [e = 0, f = 0, g = 0, h = 0]) => {
         const u = usage(a, b, c, d);
-        const p = { input: e, output: f, cacheRead: g, cacheWrite: h };
-        expect(chargeFor(u, p)).toBe(exact(u, p));
+        const micros = { input: e, output: f, cacheRead: g, cacheWrite: h };
+        const price = (m: number): string => fromPico(BigInt(m) * 1_000_000n); // micro-units as a decimal of minor units
+        const p = { input: price(e), output: price(f), cacheRead: price(g), cacheWrite: price(h) };
+        const pico = exactPico(u, micros);
+        expect(costOf(u, p)).toBe(fromPico(pico));
+        expect(holdFor(u, p)).toBe(Number((pico + 999_999_999_999n) / 1_000_000_000_000n));
       },
     ), { numRuns: 2000 });
-    // Just below and just above the largest safe integer, and a quotient a hair above a whole number.
-    for (const tokens of [9_007_199_254, 9_007_199_255, 9_007_199_253]) {
-      const u = usage(tokens, 0, 0, 0);
-      for (const input of [999_999, 1_000_000, 1_000_001]) expect(chargeFor(u, { input })).toBe(exact(u, { input, output: 0, cacheRead: input, cacheWrite: input }));
+  });
+
+  it('accepts prices as numbers or decimal strings with at most 6 decimals, and names the fix otherwise', () => {
+    expect(pricingProblem({ input: '0.125', output: 0.25, cacheRead: 3 })).toBeUndefined();
+    for (const bad of [-1, '1e-7', 0.0000001, '0.1234567', 'abc', Number.NaN, 1_000_000_001, '', ' 1']) {
+      expect(pricingProblem({ input: bad })).toMatch(/pricing.input must be a non-negative number of minor units per million tokens, at most 1000000000 and with at most 6 decimals/);
     }
-    expect(chargeFor(usage(9_007_199_254_740, 0), { input: 1 })).toBe(9_007_200); // 9,007,199.25474, rounded up
-    expect(chargeFor(usage(2 ** 53 - 1, 0), { input: 1 })).toBe(9_007_199_255); // past the fast path: BigInt
+    const upstream = { kind: 'messages' as const, create: async () => { throw new Error('unused'); }, stream: async function* () { /* unused */ } };
+    expect(() => createCatalog([{ id: 'm', capability: 'llm', upstream: upstream as never, pricing: { input: '0.1234567' } }])).toThrow(/models\[0\]: "m": pricing.input must be/);
+  });
+});
+
+describe('carryCharge', () => {
+  it('charges whole units of carry + cost and carries the rest', () => {
+    expect(carryCharge('0', '0.0258')).toEqual({ charge: 0, carry: '0.0258' });
+    expect(carryCharge('0.99', '0.0258')).toEqual({ charge: 1, carry: '0.0158' });
+    expect(carryCharge('0.5', '33.5')).toEqual({ charge: 34, carry: '0' });
+    expect(() => carryCharge('1', '0')).toThrow(/carry must be a decimal below 1 minor unit/);
+    expect(() => carryCharge('0', '-1')).toThrow(/cost must be a non-negative decimal/);
+    expect(() => carryCharge('0', '0.0000000000001')).toThrow(/at most 12 decimals/);
+  });
+
+  it('over any sequence, charges the exact total rounded down: never more, and less by under one unit', () => {
+    fc.assert(fc.property(fc.array(fc.bigInt({ min: 0n, max: 10n ** 15n }), { maxLength: 2000 }), (costs) => {
+      let carry = '0';
+      let charged = 0;
+      for (const pico of costs) {
+        const out = carryCharge(carry, fromPico(pico));
+        charged += out.charge;
+        carry = out.carry;
+      }
+      const total = costs.reduce((a, b) => a + b, 0n);
+      expect(BigInt(charged)).toBe(total / 1_000_000_000_000n);
+      expect(toPico(carry)).toBe(total % 1_000_000_000_000n);
+    }), { numRuns: 200 });
   });
 });
 

@@ -29,12 +29,12 @@ it('logging and settling on full records cost the same whatever maxRecords, and 
   const started = performance.now();
   for (let i = 0; i < 300_000; i++) {
     store.appendLog(entry(i));
-    store.settle({ requestId: `req_${i}`, callerId: 'c', model: 'm', endpoint: 'messages', charge: 0, billingStatus: 'not_billed', usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'none' } });
+    store.settle({ requestId: `req_${i}`, callerId: 'c', model: 'm', endpoint: 'messages', cost: '0', billingStatus: 'not_billed', usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'none' } });
   }
   // Dropping the oldest record one at a time (a splice of the list, or the first key of a Set or
   // Map, whose deleted slots V8 walks again) costs ~35 µs per request at this size: 10+ s here.
   expect(performance.now() - started).toBeLessThan(3000);
-  expect(store.settle({ requestId: 'req_299999', callerId: 'c', model: 'm', endpoint: 'messages', charge: 5, billingStatus: 'billed', usage: { inputTokens: 1, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' } })).toEqual({ applied: false });
+  expect(store.settle({ requestId: 'req_299999', callerId: 'c', model: 'm', endpoint: 'messages', cost: '5', billingStatus: 'billed', usage: { inputTokens: 1, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' } })).toEqual({ applied: false, charge: 0 });
   expect(store.getLog()).toHaveLength(100_000);
   expect(store.getLog()[0]?.requestId).toBe('req_200000');
 });
@@ -54,13 +54,13 @@ it('a reserve costs the same however many holds its caller has in flight, and ex
   expect(admitted).toBe(20_000);
   expect(store.available('many', now)).toBe(1_000_000_000 - 200_000);
   store.release('h0');
-  store.settle({ requestId: 'h1', callerId: 'many', model: 'm', endpoint: 'messages', charge: 7, billingStatus: 'billed', usage });
+  store.settle({ requestId: 'h1', callerId: 'many', model: 'm', endpoint: 'messages', cost: '7', billingStatus: 'billed', usage });
   expect(store.available('many', now)).toBe(1_000_000_000 - 7 - 199_980);
   expect(store.reserve({ instanceId: 'test', callerId: 'many', requestId: 'soon', amount: 5, expiresAt: now + 10 })).toEqual({ ok: true });
   expect(store.available('many', now + 5)).toBe(1_000_000_000 - 7 - 199_985);
   expect(store.available('many', now + 10)).toBe(1_000_000_000 - 7 - 199_980); // 'soon' expired
   expect(store.available('many', now + 60_000)).toBe(1_000_000_000 - 7); // all expired
-  expect(store.getAccount('many')).toEqual({ balance: 1_000_000_000 - 7, held: 0, ledger: 1_000_000_000 - 7 });
+  expect(store.getAccount('many')).toEqual({ balance: 1_000_000_000 - 7, held: 0, carry: '0', ledger: 1_000_000_000 - 7 });
 });
 
 it('keeps the last maxRecords ledger rows, and every balance still equals its ledger sum', () => {
@@ -71,7 +71,7 @@ it('keeps the last maxRecords ledger rows, and every balance still equals its le
   store.credit({ callerId: 'b', amount: 500, idempotencyKey: 'opening-b' });
   for (let i = 0; i < 200; i++) {
     const callerId = i % 3 === 0 ? 'b' : 'a';
-    store.settle({ requestId: `l${i}`, callerId, model: 'm', endpoint: 'messages', charge: 1 + (i % 2), billingStatus: 'billed', usage });
+    store.settle({ requestId: `l${i}`, callerId, model: 'm', endpoint: 'messages', cost: String(1 + (i % 2)), billingStatus: 'billed', usage });
     expect(store.getLedger().length).toBeLessThanOrEqual(10);
   }
   expect(store.getLedger().map((row) => row.requestId)).toEqual(Array.from({ length: 10 }, (_, k) => `l${190 + k}`));
@@ -92,5 +92,5 @@ it('a request id reserved twice holds once, and its release gives it all back', 
   expect(store.available('twice')).toBe(600);
   store.release('same');
   expect(store.available('twice')).toBe(1000);
-  expect(store.getAccount('twice')).toEqual({ balance: 1000, held: 0, ledger: 1000 });
+  expect(store.getAccount('twice')).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
 });

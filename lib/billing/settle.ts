@@ -3,20 +3,21 @@ import type { GatewayContext } from '../context';
 import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types';
 import type { Usage } from '../types';
 import type { UpstreamAttempt } from '../upstreams/types';
-import { chargeFor } from './pricing';
+import { costOf } from './pricing';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
 const NO_ATTEMPTS: readonly UpstreamAttempt[] = Object.freeze([]);
 
 /** The outcome of a request for billing. */
 export interface BillingDecision {
-  charge: number;
+  /** Exact cost in minor units (decimal string); the store turns it into a whole charge. */
+  cost: string;
   billingStatus: BillingStatus;
   usage: Usage;
 }
 
 /**
- * - `confirmed` usage: billed at the model's price (0 for a free model);
+ * - `confirmed` usage: billed its exact cost at the model's price (0 for a free model);
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
  * - `units_only` (search units), `implausible` figures, or no usage although the upstream
@@ -29,15 +30,15 @@ export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision
   const price = ctx.model?.pricing;
   switch (usage.provenance) {
     case 'confirmed':
-      return { usage, charge: chargeFor(usage, price), billingStatus: 'billed' };
+      return { usage, cost: costOf(usage, price), billingStatus: 'billed' };
     case 'partial':
-      return { usage, charge: chargeFor(usage, price), billingStatus: 'needs_review' };
+      return { usage, cost: costOf(usage, price), billingStatus: 'needs_review' };
     case 'units_only':
     case 'implausible':
-      return { usage, charge: 0, billingStatus: 'needs_review' };
+      return { usage, cost: '0', billingStatus: 'needs_review' };
     default: {
       const answered = succeeded || ctx.ttfbMs !== undefined;
-      return { usage, charge: 0, billingStatus: answered ? 'needs_review' : 'not_billed' };
+      return { usage, cost: '0', billingStatus: answered ? 'needs_review' : 'not_billed' };
     }
   }
 }
@@ -53,7 +54,7 @@ export function settlementOf(ctx: GatewayContext, decision: BillingDecision): Se
   };
 }
 
-/** The request-log entry of a finished request. */
+/** The request-log entry of a finished request; `charge` is 0 until the store's settle says what it charged. */
 export function logEntryOf(ctx: GatewayContext, status: number, decision: BillingDecision | undefined): RequestLogEntry {
   return {
     requestId: ctx.requestId,
@@ -64,7 +65,8 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     status,
     errorCode: ctx.errorCode ?? null,
     usage: decision ? decision.usage : null,
-    charge: decision?.charge ?? 0,
+    cost: decision?.cost ?? '0',
+    charge: 0,
     billingStatus: decision?.billingStatus ?? 'not_billed',
     startedAt: ctx.startedAt,
     durationMs: Math.round((performance.now() - ctx.startedHr) * 1000) / 1000,

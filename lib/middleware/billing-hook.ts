@@ -3,7 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
 import { decide, logEntryOf, settlementOf } from '../billing/settle';
 import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
-import type { BalanceStore, RequestLogEntry, RequestLogStore, Settlement } from '../stores/types';
+import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
 
 /** What the `onSettled` hook receives. */
 export interface SettledRecord {
@@ -67,7 +67,16 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
       });
     }
   };
-  const settled = options.writer.run(() => options.store.settle(settlement), { kind: 'settle', requestId, record: settlement });
+  // The store decides the whole charge (it carries the caller's remainder); the log line takes it from there.
+  const charged = (result: SettleResult): void => {
+    if (!Number.isSafeInteger(result?.charge)) throw new TypeError('store.settle() must return { applied, charge } with an integer charge');
+    entry.charge = result.charge;
+  };
+  const write = (): unknown => {
+    const out = options.store.settle(settlement);
+    return out instanceof Promise ? out.then(charged) : charged(out);
+  };
+  const settled = options.writer.run(write, { kind: 'settle', requestId, record: settlement });
   if (!settled) {
     ctx.settled = true;
     notify();

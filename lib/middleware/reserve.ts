@@ -1,7 +1,7 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
-import { chargeFor } from '../billing/pricing';
+import { holdFor } from '../billing/pricing';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
@@ -78,7 +78,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
-    const amount = chargeFor(estimate, ctx.model.pricing);
+    const amount = holdFor(estimate, ctx.model.pricing);
     if (amount === 0) {
       ctx.hold = 0;
       next();

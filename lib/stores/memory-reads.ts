@@ -1,4 +1,5 @@
 /** LedgerReads over in-memory lists: newest-first pages and spend by day. */
+import { fromPico, toPico } from '../billing/money';
 import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
 import type { RequestLogEntry } from './types';
 
@@ -38,8 +39,9 @@ export function spendOf(entries: readonly RequestLogEntry[], q: ReadQuery & { fr
     const day = utcDay(e.startedAt);
     const key = `${e.callerId}\u0000${e.model}\u0000${day}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { callerId: e.callerId, model: e.model, day, requests: 0, charge: 0, inputTokens: 0, outputTokens: 0 }));
+    if (!row) rows.set(key, (row = { callerId: e.callerId, model: e.model, day, requests: 0, cost: '0', charge: 0, inputTokens: 0, outputTokens: 0 }));
     row.requests++;
+    row.cost = fromPico((toPico(row.cost) ?? 0n) + (toPico(e.cost) ?? 0n));
     row.charge += e.charge;
     row.inputTokens += e.usage?.inputTokens ?? 0;
     row.outputTokens += e.usage?.outputTokens ?? 0;

@@ -7,8 +7,11 @@ import {
 } from './reviews';
 import type { RequestLogEntry, Settlement } from './types';
 
+/** A settlement with the whole charge the store made for it. */
+export type ChargedSettlement = Settlement & { charge: number };
+
 interface Kept {
-  settlement: Settlement;
+  settlement: ChargedSettlement;
   at: number;
 }
 
@@ -19,7 +22,7 @@ export class MemoryReviews {
 
   constructor(private readonly max: number, private readonly logEntry: (requestId: string) => RequestLogEntry | undefined) {}
 
-  add(settlement: Settlement): void {
+  add(settlement: ChargedSettlement): void {
     keepBounded(this.kept, { settlement, at: Date.now() }, this.max);
   }
 

@@ -1,13 +1,14 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
+import { carryCharge } from '../billing/money';
 import type { Caller } from '../types';
 import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
 import { inRange, matches, newestPage, spendOf } from './memory-reads';
-import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
+import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
-import { MemoryReviews } from './memory-reviews';
+import { MemoryReviews, type ChargedSettlement } from './memory-reviews';
 import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
-import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
 export type MemoryKey = Caller;
@@ -65,7 +66,9 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   /** Live holds per caller with their sum, so a reserve costs the same however many are in flight. */
   private readonly holdsByCaller = new Map<string, CallerHolds>();
   private readonly maxRecords: number;
-  private readonly settled = new Map<string, Settlement>();
+  private readonly settled = new Map<string, ChargedSettlement>();
+  /** Per caller, the cost below one minor unit not charged yet (decimal string). */
+  private readonly carries = new Map<string, string>();
   private readonly ledger: LedgerRow[] = [];
   /** Per caller, the sum of the ledger rows dropped from the front of `ledger`. */
   private readonly carried = new Map<string, number>();
@@ -125,17 +128,22 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     }
   }
 
-  settle(settlement: Settlement): { applied: boolean } {
-    if (this.settled.has(settlement.requestId)) return { applied: false };
-    this.settled.set(settlement.requestId, settlement);
+  settle(settlement: Settlement): SettleResult {
+    const first = this.settled.get(settlement.requestId);
+    if (first) return { applied: false, charge: first.charge };
+    const { callerId, requestId } = settlement;
+    const { charge, carry } = carryCharge(this.carries.get(callerId) ?? '0', settlement.cost);
+    this.carries.set(callerId, carry);
+    const charged = { ...settlement, charge };
+    this.settled.set(requestId, charged);
     trimBounded(this.settled, this.maxRecords);
-    this.release(settlement.requestId);
-    if (settlement.charge !== 0) {
-      this.balances.set(settlement.callerId, (this.balances.get(settlement.callerId) ?? 0) - settlement.charge);
-      this.record(settlement.callerId, settlement.requestId, -settlement.charge, 'charge');
+    this.release(requestId);
+    if (charge !== 0) {
+      this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - charge);
+      this.record(callerId, requestId, -charge, 'charge');
     }
-    if (settlement.billingStatus === 'needs_review') this.reviewBook.add(settlement);
-    return { applied: true };
+    if (settlement.billingStatus === 'needs_review') this.reviewBook.add(charged);
+    return { applied: true, charge };
   }
 
   release(requestId: string): void {
@@ -172,11 +180,11 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     return n;
   }
 
-  /** Balance, live holds and the ledger sum of a caller (balance always equals the ledger sum). */
-  getAccount(callerId: string): { balance: number; held: number; ledger: number } {
+  /** Balance, live holds, the remainder owed below one unit, and the ledger sum (always equal to the balance). */
+  getAccount(callerId: string): Account {
     const kept = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
     const ledger = kept + (this.carried.get(callerId) ?? 0);
-    return { balance: this.getBalance(callerId), held: this.held(callerId), ledger };
+    return { balance: this.getBalance(callerId), held: this.held(callerId), carry: this.carries.get(callerId) ?? '0', ledger };
   }
 
   /** Balance in minor units (holds not subtracted). */
@@ -242,8 +250,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     return spendOf(lastOf(this.log, this.maxRecords), query);
   }
 
-  /** The settlement of a request, if settled. */
-  getSettlement(requestId: string): Settlement | undefined {
+  /** The settlement of a request with its charge, if settled. */
+  getSettlement(requestId: string): ChargedSettlement | undefined {
     return this.settled.get(requestId);
   }
 }

@@ -1,4 +1,5 @@
 /** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
+import { fromPico, toPico } from '../billing/money';
 import type { PgQueryable } from './migrate';
 import { checkRange, decodeCursor, encodeCursor, pageSize, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
 import { GatewayError } from '../errors';
@@ -8,6 +9,9 @@ import type { RequestLogEntry } from './types';
 
 /** A number PostgreSQL returned (bigint and numeric come as text). */
 export const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
+
+/** A numeric PostgreSQL returned, as the store contract's decimal string (no trailing zeros; rows before v7 cost their charge). */
+export const decimal = (v: unknown): string => fromPico(toPico(String(v ?? 0)) ?? 0n);
 
 /** A cursor of a time (as PostgreSQL wrote it) and an id. */
 const isCursor = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string');
@@ -74,7 +78,7 @@ function entryOf(r: Record<string, unknown>): RequestLogEntry {
   return {
     requestId: r.request_id as string, callerId: (r.caller_id as string | null) ?? null, endpoint: r.endpoint as string, model: (r.model as string | null) ?? null,
     stream: r.stream as boolean, status: r.status as number, errorCode: (r.error_code as RequestLogEntry['errorCode']) ?? null,
-    usage: (r.usage as RequestLogEntry['usage']) ?? null, charge: num(r.charge), billingStatus: r.billing_status as RequestLogEntry['billingStatus'],
+    usage: (r.usage as RequestLogEntry['usage']) ?? null, cost: decimal(r.cost ?? r.charge), charge: num(r.charge), billingStatus: r.billing_status as RequestLogEntry['billingStatus'],
     startedAt: Math.round(num(r.started_ms)), durationMs: num(r.duration_ms), ttfbMs: r.ttfb_ms === null ? null : num(r.ttfb_ms),
     upstream: (r.upstream as string | null) ?? null, detail: (r.detail as string | null) ?? null, user: (r.end_user as string | null) ?? null,
     attempts: (r.attempts as RequestLogEntry['attempts'] | null) ?? [],
@@ -88,12 +92,12 @@ export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: n
   w.add((p) => `started_at < to_timestamp(${p}::double precision / 1000)`, q.to);
   w.add((p) => `caller_id = ${p}`, q.callerId);
   const { rows } = await db.query(`SELECT caller_id, model, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS requests,
-      sum(charge) AS charge, coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
+      sum(coalesce(cost, charge))::text AS cost, sum(charge) AS charge, coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
     FROM ${s}.request_log ${w.sql} AND caller_id IS NOT NULL AND model IS NOT NULL
     GROUP BY 1, 2, 3 ORDER BY 3, 1, 2`, w.values);
   return rows.map((r) => ({
     callerId: r.caller_id as string, model: r.model as string, day: r.day as string, requests: r.requests as number,
-    charge: num(r.charge), inputTokens: num(r.input), outputTokens: num(r.output),
+    cost: decimal(r.cost), charge: num(r.charge), inputTokens: num(r.input), outputTokens: num(r.output),
   }));
 }
 

@@ -4,13 +4,14 @@ import { Batcher } from './batcher';
 import { hashKey } from './hash';
 import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import * as reads from './postgres-reads';
-import { num } from './postgres-reads';
-import type { LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
+import { decimal, num } from './postgres-reads';
+import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { MemoryKey } from './memory-store';
-import { checkSchemaName, migrate, type PgPoolLike, type PgResult } from './migrate';
+import { checkSchemaName, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
+import { settleBatch } from './postgres-settle';
 import { statements } from './postgres-sql';
-import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, Settlement } from './types';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** Options of PostgresStore. */
 export interface PostgresStoreOptions {
@@ -40,7 +41,7 @@ const KEY_CACHE_SIZE = 10_000;
  * Runs a batch statement again when PostgreSQL chose it as a deadlock victim (two batches
  * locking shared balance rows in different orders); it is idempotent per request id.
  */
-async function retryDeadlock(query: () => Promise<PgResult>, attempts = 3): Promise<PgResult> {
+async function retryDeadlock<T>(query: () => Promise<T>, attempts = 3): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await query();
@@ -52,7 +53,7 @@ async function retryDeadlock(query: () => Promise<PgResult>, attempts = 3): Prom
 
 /**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
- * Reserve and settle are single statements: atomic across instances, exactly once per
+ * Reserve is one statement and settle one transaction: atomic across instances, exactly once per
  * request id by primary key. Run `migrate()` once before use (safe from every instance).
  */
 export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
@@ -64,7 +65,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly onError: (err: unknown) => void;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
-  private readonly settlements = new Batcher<Settlement, boolean>((list) => this.settleMany(list));
+  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => retryDeadlock(() => settleBatch(this.pool, (client, name, values) => this.run(name, values, client), list)));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
 
   constructor(options: PostgresStoreOptions) {
@@ -86,8 +87,10 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
   }
 
   /** Runs one of the store's statements as a named (prepared) query; names carry the schema, so stores on one pool never collide. */
-  private run(name: keyof ReturnType<typeof statements>, values: unknown[]): Promise<PgResult> {
-    return this.pool.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
+  private run(name: keyof ReturnType<typeof statements>, values: unknown[], on: PgQueryable = this.pool): Promise<PgResult> {
+    // Planned for each call: a generic plan cached while the table was small scans settlements whole.
+    if (name === 'settledCharges') return on.query(this.sql[name], values);
+    return on.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
   }
 
   /** Creates or upgrades the tables (see lib/stores/sql). */
@@ -136,20 +139,9 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
     });
   }
 
-  /** Settles exactly once per request id; settlements made in the same tick share one statement. */
-  async settle(s: Settlement): Promise<{ applied: boolean }> {
-    return { applied: await this.settlements.add(s) };
-  }
-
-  private async settleMany(list: Settlement[]): Promise<boolean[]> {
-    const unique = new Map(list.map((s) => [s.requestId, s]));
-    const rows = [...unique.values()].map((s) => ({
-      request_id: s.requestId, caller_id: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge,
-      billing_status: s.billingStatus, usage: s.usage, search_units: Number.isSafeInteger(s.usage.searchUnits) ? s.usage.searchUnits : 0,
-    }));
-    const applied = new Set((await this.run('settleMany', [JSON.stringify(rows)])).rows.map((r) => r.request_id as string));
-    // A request id listed twice in one batch is applied once: only its first occurrence reports it.
-    return list.map((s, i) => applied.has(s.requestId) && list.findIndex((o) => o.requestId === s.requestId) === i);
+  /** Settles exactly once per request id; settlements made in the same tick share one transaction. */
+  settle(s: Settlement): Promise<SettleResult> {
+    return this.settlements.add(s);
   }
 
   async renewHolds(instanceId: string, expiresAt: number): Promise<void> {
@@ -171,7 +163,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
       if (rows.has(e.requestId)) continue; // one row per request id in a statement
       rows.set(e.requestId, {
         request_id: e.requestId, caller_id: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
-        error_code: e.errorCode, usage: e.usage, charge: e.charge, billing_status: e.billingStatus, started_at: e.startedAt,
+        error_code: e.errorCode, usage: e.usage, cost: e.cost, charge: e.charge, billing_status: e.billingStatus, started_at: e.startedAt,
         duration_ms: e.durationMs, ttfb_ms: e.ttfbMs, upstream: e.upstream, detail: e.detail, end_user: e.user,
         attempts: e.attempts.length > 0 ? e.attempts : null,
       });
@@ -227,10 +219,10 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
     return reads.spend(this.pool, this.schema, query);
   }
 
-  /** Balance, live holds and the ledger sum of a caller (balance must equal the ledger sum). */
-  async getAccount(callerId: string): Promise<{ balance: number; held: number; ledger: number }> {
+  /** Balance, live holds, the remainder owed below one unit, and the ledger sum (must equal the balance). */
+  async getAccount(callerId: string): Promise<Account> {
     const row = (await this.run('balance', [callerId])).rows[0];
-    return row ? { balance: num(row.balance), held: num(row.held), ledger: num(row.ledger) } : { balance: 0, held: 0, ledger: 0 };
+    return row ? { balance: num(row.balance), held: num(row.held), carry: decimal(row.carry), ledger: num(row.ledger) } : { balance: 0, held: 0, carry: '0', ledger: 0 };
   }
 
   /** Stops the sweeper and its pool listener (the pool is the host's to end). */

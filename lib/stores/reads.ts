@@ -8,6 +8,17 @@ export interface Page<T> {
   next: string | null;
 }
 
+/** A caller's money: whole minor units, plus the remainder below one unit owed but not charged yet. */
+export interface Account {
+  balance: number;
+  /** Sum of the live holds. */
+  held: number;
+  /** Cost carried to the next charge, a decimal string below 1 ("0.0258"). */
+  carry: string;
+  /** Sum of the ledger: always equal to `balance`. */
+  ledger: number;
+}
+
 /** One movement of money. */
 export interface LedgerEntry {
   /** Ordered by time within a store. */
@@ -48,6 +59,8 @@ export interface SpendRow {
   /** UTC day, YYYY-MM-DD. */
   day: string;
   requests: number;
+  /** Exact cost of the requests in minor units (decimal string). */
+  cost: string;
   /** Integer minor units charged (review resolutions included). */
   charge: number;
   inputTokens: number;
@@ -56,6 +69,7 @@ export interface SpendRow {
 
 /** Reads every built-in store offers. */
 export interface LedgerReads {
+  getAccount(callerId: string): Awaitable<Account>;
   listLedger(query?: ReadQuery): Awaitable<Page<LedgerEntry>>;
   listRequests(query?: RequestQuery): Awaitable<Page<RequestLogEntry>>;
   /** Spend per caller × model × UTC day of the requests started in [from, to). */

@@ -35,23 +35,33 @@ export interface Settlement {
   callerId: string;
   model: string;
   endpoint: string;
-  /** Integer minor units charged (0 unless `billingStatus` is "billed"). */
-  charge: number;
+  /**
+   * Exact cost in minor units, a decimal string with at most 12 decimals ("0.0258"); "0" when
+   * nothing is billed. The store charges it through the caller's carried remainder (carryCharge()).
+   */
+  cost: string;
   billingStatus: BillingStatus;
   usage: Usage;
 }
 
+/** What a settle did: `charge` is the whole minor units charged for the request (the first result, on a retry). */
+export interface SettleResult {
+  applied: boolean;
+  charge: number;
+}
+
 /**
  * Balances, as two-phase transfers: `reserve` makes a pending hold with a lease, `settle` posts
- * it (exactly once per request id: a retry is a no-op returning `applied: false`; it charges
- * `charge`, drops the hold if any, and keeps a review record when `billingStatus` is
- * "needs_review"), `release` voids it, and a hold whose lease ended stops counting.
+ * it (exactly once per request id: a retry is a no-op returning `applied: false` and the first
+ * charge; it adds `cost` to the caller's carried remainder, charges the whole minor units of the
+ * sum and carries the rest, drops the hold if any, and keeps a review record when
+ * `billingStatus` is "needs_review"), `release` voids it, and a hold whose lease ended stops counting.
  */
 export interface BalanceStore {
   reserve(request: ReserveRequest): Awaitable<ReserveResult>;
   /** Moves the lease end of every live hold of `instanceId` to `expiresAt`; a lapsed hold stays lapsed. */
   renewHolds(instanceId: string, expiresAt: number): Awaitable<void>;
-  settle(settlement: Settlement): Awaitable<{ applied: boolean }>;
+  settle(settlement: Settlement): Awaitable<SettleResult>;
   release(requestId: string): Awaitable<void>;
 }
 
@@ -65,6 +75,9 @@ export interface RequestLogEntry {
   status: number;
   errorCode: ErrorCode | null;
   usage: Usage | null;
+  /** Exact cost in minor units (decimal string). */
+  cost: string;
+  /** Whole minor units charged (the cost plus the caller's carried remainder, rounded down). */
   charge: number;
   billingStatus: BillingStatus;
   /** Epoch milliseconds when the request arrived. */
