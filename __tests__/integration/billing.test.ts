@@ -1,10 +1,11 @@
 /** Billing on confirmed usage: exact bills, partial streams, disconnects, concurrency, the settle hook. */
 import http from 'node:http';
-import type { SettledRecord } from '../../lib';
+import { MemoryStore, type SettledRecord } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { sleep, type FakeServer } from '../helpers/fake-server';
 import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
+import { pgStore } from '../helpers/services';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -190,6 +191,41 @@ describe("a host route's own work", () => {
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('exact money through the gateway', () => {
+  it.each(['MemoryStore', 'PostgresStore'])('%s: 200 calls costing 0.0228 each are charged 4 units in all, and 0.56 is carried', async (kind) => {
+    const pg = kind === 'PostgresStore' ? await pgStore() : undefined;
+    const store = pg?.store ?? new MemoryStore();
+    // 25 input tokens at 312 and 15 output at 1000 per million: 0.0078 + 0.015 = 0.0228 a call.
+    const models = llmModels(anthropic.url, openai.url, ['claude-json', 'claude-stream']).map((m) => ({ ...m, pricing: { input: 312, output: '1000.000000' } }));
+    const server = await startGateway({ store: store as unknown as MemoryStore, models });
+    try {
+      await store.addKey('sk-exact', { id: 'exact' });
+      await store.credit({ callerId: 'exact', amount: 1000, idempotencyKey: 'exact-opening' });
+      const ids: string[] = [];
+      for (let wave = 0; wave < 10; wave++) {
+        await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+          const res = await postMessages(server.url, 'sk-exact', i % 2 ? 'claude-stream' : 'claude-json', { stream: i % 2 === 1 });
+          expect(res.status).toBe(200);
+          await res.text();
+          ids.push(res.headers.get('request-id') as string);
+        }));
+      }
+      await server.router.close({ graceMs: 0 }); // every settle and log write stored
+      expect(await store.getAccount('exact')).toEqual({ balance: 996, held: 0, carry: '0.56', ledger: 996 });
+      const entries = (await store.listRequests({ callerId: 'exact', limit: 1000 })).items;
+      expect(entries).toHaveLength(200);
+      expect(entries.every((e) => e.cost === '0.0228' && e.billingStatus === 'billed')).toBe(true);
+      expect(entries.reduce((sum, e) => sum + e.charge, 0)).toBe(4);
+      expect(await store.spend({ callerId: 'exact', from: Date.now() - 3_600_000, to: Date.now() + 1000 })).toEqual([
+        expect.objectContaining({ model: 'claude-json', requests: 100, cost: '2.28' }), expect.objectContaining({ model: 'claude-stream', requests: 100, cost: '2.28' }),
+      ]);
+    } finally {
+      await server.close();
+      await pg?.drop();
     }
   });
 });
