@@ -34,6 +34,10 @@ export interface GatewayContext {
   detail?: string;
   ttfbMs?: number;
   user?: string;
+  /** A chat-completions stream whose caller asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  /** A request that is never billed (count_tokens): logged, not settled. */
+  unbilled: boolean;
   /** Set when the response closed (finished or abandoned); later stages must not start work. */
   closed: boolean;
   /** Set when the whole answer reached the client (a stream through `message_stop`): its upstream call may drain. */
@@ -75,7 +79,7 @@ export function createContext(requestId: string, endpoint: string): GatewayConte
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
-    ttfbMs: undefined, user: undefined, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
+    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     finalizers: [], closeHooks: [],
   };
 }

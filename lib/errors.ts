@@ -85,6 +85,16 @@ export function errorBody(code: ErrorCode, message: string, requestId?: string):
   return body;
 }
 
+/** The same error in OpenAI's shape, for the chat-completions route: `type` and `code` are the gateway's code. */
+export interface OpenAIErrorBody {
+  error: { message: string; type: ErrorCode; code: ErrorCode; param: null };
+}
+
+/** Builds the OpenAI-shaped error body (the request id travels in the `request-id` header). */
+export function openaiErrorBody(code: ErrorCode, message: string): OpenAIErrorBody {
+  return { error: { message, type: code, code, param: null } };
+}
+
 /**
  * Turns anything thrown into a GatewayError. A 4xx raised by Express or its parsers (a bad
  * URI escape, say) keeps its class as `invalid_request_error` (404: `not_found_error`, 413:

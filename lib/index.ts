@@ -8,10 +8,12 @@ export { jsonBody } from './middleware/json-body';
 export { authenticate } from './middleware/authenticate';
 export { compatVersion, DEFAULT_VERSIONS } from './middleware/compat-version';
 export { validate } from './middleware/validate';
-export { resolveModel } from './middleware/resolve-model';
+export { resolveModel, DEFAULT_MAX_TOKENS } from './middleware/resolve-model';
 export { limits } from './middleware/limits';
 export { reserve } from './middleware/reserve';
 export { proxyMessages } from './middleware/proxy-messages';
+export { proxyChatCompletions } from './middleware/proxy-chat';
+export { countTokens } from './middleware/count-tokens';
 export { proxyRerank } from './middleware/proxy-rerank';
 export { listModels } from './middleware/list-models';
 export { notFound } from './middleware/not-found';
@@ -19,7 +21,7 @@ export { errorHandler } from './middleware/error-handler';
 export { gracefulShutdown } from './middleware/graceful-shutdown';
 export { gatewayContext } from './context';
 export { createCatalog } from './catalog';
-export { GatewayError, ERROR_STATUS, errorBody } from './errors';
+export { GatewayError, ERROR_STATUS, errorBody, openaiErrorBody } from './errors';
 export { defaultEstimator } from './billing/estimate';
 export { costOf, holdFor } from './billing/pricing';
 export { carryCharge, type CarriedCharge } from './billing/money';
@@ -52,7 +54,9 @@ export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
 export type { ShutdownGate } from './middleware/graceful-shutdown';
 export type { GatewayContext } from './context';
 export type { Catalog, ModelEntry } from './catalog';
-export type { ErrorCode, ErrorBody, GatewayErrorOptions } from './errors';
+export type { ErrorCode, ErrorBody, GatewayErrorOptions, OpenAIErrorBody } from './errors';
+export type { ErrorHandlerOptions } from './middleware/error-handler';
+export type { ChatCompletion, ChatRequest, ChatUsage } from './chat/translate';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
@@ -71,7 +75,7 @@ export type { MaxTokensField } from './upstreams/providers/openai-translate';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {
-  FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
+  CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
   Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, Price, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,

@@ -4,12 +4,14 @@ import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
 import { compatVersion } from './middleware/compat-version';
+import { countTokens } from './middleware/count-tokens';
 import { errorHandler } from './middleware/error-handler';
 import { gracefulShutdown } from './middleware/graceful-shutdown';
 import { jsonBody } from './middleware/json-body';
 import { limits } from './middleware/limits';
 import { listModels } from './middleware/list-models';
 import { notFound } from './middleware/not-found';
+import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
 import { requestId } from './middleware/request-id';
@@ -17,6 +19,8 @@ import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { resolveOptions, type GatewayOptions } from './options';
+
+const NO_TOKENS = (): { inputTokens: number; outputTokens: number } => ({ inputTokens: 0, outputTokens: 0 });
 
 /** The router, plus `close()`: graceful shutdown. */
 export type GatewayRouter = Router & {
@@ -29,8 +33,9 @@ export type GatewayRouter = Router & {
 };
 
 /**
- * Builds the gateway: `POST /v1/messages`, `POST /v1/rerank` (and `/v2/rerank`),
- * `GET /v1/models` and `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
+ * Builds the gateway: `POST /v1/messages`, `POST /v1/messages/count_tokens`,
+ * `POST /v1/chat/completions`, `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
+ * `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
  * `app.use('/gw', router)`. Every stage is an exported factory; a host route can reuse them.
  */
 export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
@@ -55,9 +60,18 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages'),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
+  // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
+  const chat = compose([...head('chat_completions'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat'),
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions()]);
+  // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
+  const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
+    compatVersion({ versions: config.versions }), validate('count_tokens'), resolveModel({ models, capability: 'llm' }),
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens()]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
+  router.post('/v1/messages/count_tokens', count);
+  router.post('/v1/chat/completions', chat, errorHandler({ format: 'openai' }));
   router.post(['/v1/rerank', '/v2/rerank'], rerank);
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.

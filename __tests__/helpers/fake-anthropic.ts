@@ -34,12 +34,20 @@ function finish(res: http.ServerResponse, lingerMs = 0, outputTokens = 15): void
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
  * `*-linger` (ends its body 250 ms after message_stop), `*-error-open` (an error event, then the body stays open),
  * `*-long-<ms>` (deltas spread over <ms> milliseconds), `*-trickle` (comment lines every 100 ms after message_stop, for 10 s),
- * `*-huge-usage` (output_tokens 1e20, JSON and stream). */
+ * `*-huge-usage` (output_tokens 1e20, JSON and stream). `POST /v1/messages/count_tokens` answers `{input_tokens}`:
+ * the length of `JSON.stringify([system ?? '', messages])`. */
 export function startAnthropicFake(): Promise<FakeServer> {
   return startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
     const status = /status-(\d{3})/.exec(model);
     if (status) return failWith(res, Number(status[1]), { 'retry-after': '7' });
+    if (req.path === '/v1/messages/count_tokens') {
+      // Anthropic's count: characters of the messages and system, as a stand-in tokenizer; refuses any other field.
+      const extra = Object.keys(req.body).filter((k) => !['model', 'messages', 'system'].includes(k));
+      if (extra.length > 0) return failWith(res, 400);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ input_tokens: JSON.stringify([req.body.system ?? '', req.body.messages]).length }));
+    }
     if (model.endsWith('-stall')) return; // never answers
     if (model.endsWith('-reset-before-headers')) return void res.socket?.destroy();
     if (model.endsWith('-reset-mid-body')) {

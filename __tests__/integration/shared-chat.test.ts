@@ -1,4 +1,4 @@
-/** The example host app: its own /v1/chat/completions and the gateway's /v1/messages share one balance, limits and log. */
+/** The example host app: the gateway's /v1/chat/completions and /v1/messages share one balance, limits and log. */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';

@@ -40,7 +40,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   const status = finalStatus(res);
   if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
   const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
-  const billable = ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
+  const billable = !ctx.unbilled && ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
   const decision = billable ? decide(ctx, succeeded) : undefined;
   for (const finalizer of ctx.finalizers) {
     // Limits corrections: they need not delay the bill, and one that fails must not stop it.

@@ -1,18 +1,25 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
 import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
-import { errorBody, toGatewayError } from '../errors';
+import { errorBody, openaiErrorBody, toGatewayError } from '../errors';
 import { bodyParserError } from './json-body';
 import { newRequestId } from './request-id';
 
+/** Options of errorHandler(). */
+export interface ErrorHandlerOptions {
+  /** `'openai'` answers `{"error":{"message","type","code","param"}}` (the chat-completions route). Default: `'anthropic'`. */
+  format?: 'anthropic' | 'openai';
+}
+
 /**
- * Turns anything thrown into `{type:"error", error:{type, message}, request_id}` with the
- * status of its code. Unknown errors become a generic 500 `api_error`; their text goes to the
+ * Turns anything thrown into `{type:"error", error:{type, message}, request_id}` (or OpenAI's
+ * shape) with the status of its code. Unknown errors become a generic 500 `api_error`; their text goes to the
  * request log only. Sets `x-should-retry` so the official SDKs retry only what may succeed.
  * Mounted at app level (after the router), it also answers a host's body parser's errors,
  * with a request id of its own.
  */
-export function errorHandler(): ErrorRequestHandler {
+export function errorHandler({ format = 'anthropic' }: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  if (format !== 'anthropic' && format !== 'openai') throw new TypeError('errorHandler: option "format" must be "anthropic" or "openai".');
   return function errorHandlerMiddleware(err, _req, res, _next) {
     const error = bodyParserError(err) ?? toGatewayError(err);
     const ctx = res.locals.gateway;
@@ -29,6 +36,6 @@ export function errorHandler(): ErrorRequestHandler {
     const retry = error.status >= 500 || error.status === 429;
     res.setHeader('x-should-retry', String(retry));
     if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
-    sendJson(res, errorBody(error.code, error.message, requestId), error.status);
+    sendJson(res, format === 'openai' ? openaiErrorBody(error.code, error.message) : errorBody(error.code, error.message, requestId), error.status);
   };
 }

@@ -2,12 +2,12 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
-import { toGatewayError } from '../errors';
-import type { MessagesRequest, StreamEvent } from '../types';
+import type { MessagesRequest } from '../types';
 import { modelFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
-import { frame, SseWriter } from '../wire/sse-writer';
+import { frame } from '../wire/sse-writer';
+import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
 /** The body sent to the adapter: upstream model name, `temperature` only where the model takes it. */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
@@ -22,48 +22,19 @@ async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, ca
   sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
 }
 
-/** The frames of one batch of events; `message_start` carries the public model name. */
-function framesOf(items: readonly StreamEvent[], model: string): string {
-  let text = '';
-  for (const event of items) {
-    const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
-    text += frame(message && typeof message === 'object' ? { ...event, message: { ...message, model } } : event);
-  }
-  return text;
-}
-
-async function sendStream(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
-  const events = adapter.stream(request, call)[Symbol.asyncIterator]();
-  // The first event is awaited before the 200 goes out, so an upstream that fails before
-  // streaming gets a proper HTTP error status instead of an error event.
-  let next = await events.next();
-  const writer = new SseWriter(res);
-  writer.open();
-  ctx.ttfbMs = performance.now() - ctx.startedHr;
-  const publicModel = (ctx.model as ModelEntry).id;
-  try {
-    while (!next.done) {
-      const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
-      const stop = items.findIndex((e) => e.type === 'message_stop');
-      const pending = writer.write(framesOf(stop < 0 ? items : items.slice(0, stop + 1), publicModel), stop >= 0);
-      ctx.answered = writer.completed;
-      if (pending) await pending;
-      // The answer is whole (message_stop) or the client left: read no further.
-      if (writer.closed) break;
-      next = await events.next();
-    }
-    writer.end();
-  } catch (err) {
-    const error = toGatewayError(err);
-    ctx.detail = error.detail ?? error.message;
-    // A client that went away is not an error of the request; anything else ends the stream with one.
-    if (!writer.closed) {
-      ctx.errorCode = error.code;
-      writer.fail(frame({ type: 'error', error: { type: error.code, message: error.message } }));
-    }
-  } finally {
-    await events.return?.(undefined);
-  }
+/** Anthropic's event grammar, with the public model name in `message_start`. */
+function anthropicFormat(model: string): StreamFormat {
+  return {
+    framesOf(items) {
+      let text = '';
+      for (const event of items) {
+        const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
+        text += frame(message && typeof message === 'object' ? { ...event, message: { ...message, model } } : event);
+      }
+      return text;
+    },
+    errorFrame: (code, message) => frame({ type: 'error', error: { type: code, message } }),
+  };
 }
 
 /**
@@ -80,6 +51,6 @@ export function proxyMessages(): RequestHandler {
     const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
     ctx.usage.boundOutput(request.max_tokens);
     startCall(ctx, res, next, adapter.name, (call) =>
-      ctx.stream ? sendStream(adapter, request, call, ctx, res) : answerJson(adapter, request, call, ctx, res));
+      ctx.stream ? streamAnswer(adapter, request, call, ctx, res, anthropicFormat(model.id)) : answerJson(adapter, request, call, ctx, res));
   };
 }

@@ -5,6 +5,9 @@ import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Capability } from '../types';
 
+/** Output bound of a chat request that names none (capped by the model's `maxOutputTokens`). */
+export const DEFAULT_MAX_TOKENS = 4096;
+
 /** Options of resolveModel(). */
 export interface ResolveModelOptions {
   /** The catalog. Required. */
@@ -39,6 +42,8 @@ export function resolveModel(options: ResolveModelOptions): RequestHandler {
       next(new GatewayError('invalid_request_error', `max_tokens: ${body.max_tokens} > ${model.maxOutputTokens}, which is the maximum allowed number of output tokens for ${id}`));
       return;
     }
+    // A chat request may leave its output bound out: the model's own, or DEFAULT_MAX_TOKENS.
+    if (capability === 'llm' && body.max_tokens === undefined) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, model.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
     ctx.model = model;
     next();
   };

@@ -3,11 +3,15 @@ import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { compileSchema, describeError } from '../schemas/ajv';
-import { findUnsupported, messagesSchema } from '../schemas/messages';
+import { messagesFromChat, type ChatRequest } from '../chat/translate';
+import { chatSchema, findUnsupportedChat } from '../schemas/chat';
+import { countTokensSchema, findUnsupported, messagesSchema } from '../schemas/messages';
 import { DEFAULT_RERANK_BOUNDS, rerankSchema, type RerankBounds } from '../schemas/rerank';
 
 /** Which body a validate() middleware checks. */
-export type BodyKind = 'messages' | 'rerank';
+export type BodyKind = 'messages' | 'rerank' | 'chat' | 'count_tokens';
+
+const KINDS: readonly BodyKind[] = ['messages', 'rerank', 'chat', 'count_tokens'];
 
 /** Options of validate(). */
 export interface ValidateOptions {
@@ -17,22 +21,25 @@ export interface ValidateOptions {
 
 /**
  * Refuses an invalid body with 400 `invalid_request_error` whose message names the JSON path,
- * before anything reaches the upstream. For Messages, V1's unsupported features (tools,
- * tool_choice, thinking, top_k, stop_sequences, cache_control, non-text blocks) get an
- * explicit message. Also records `stream` and the caller's user tag in the context.
+ * before anything reaches the upstream. V1's unsupported features (tools, thinking, non-text
+ * blocks…; for chat also functions, response_format, n > 1, logprobs) get an explicit message.
+ * Records `stream` and the caller's user tag in the context. A chat body is then translated
+ * into a Messages body (the rest of the pipeline and every adapter see Messages).
  */
 export function validate(kind: BodyKind, options: ValidateOptions = {}): RequestHandler {
-  if (kind !== 'messages' && kind !== 'rerank') throw new TypeError('validate: kind must be "messages" or "rerank".');
+  if (!KINDS.includes(kind)) throw new TypeError(`validate: kind must be one of ${KINDS.map((k) => `"${k}"`).join(', ')}.`);
   const bounds = Object.freeze({ ...DEFAULT_RERANK_BOUNDS, ...options.rerank });
   for (const [key, value] of Object.entries(bounds)) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`validate: option "rerank.${key}" must be a positive integer.`);
   }
-  const check = compileSchema<Record<string, unknown>>(kind === 'messages' ? messagesSchema : rerankSchema(bounds));
+  const schemas = { messages: messagesSchema, chat: chatSchema, count_tokens: countTokensSchema } as const;
+  const check = compileSchema<Record<string, unknown>>(kind === 'rerank' ? rerankSchema(bounds) : schemas[kind]);
+  const unsupportedIn = kind === 'chat' ? findUnsupportedChat : kind === 'rerank' ? undefined : findUnsupported;
   return function validateMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const body = req.body as Record<string, unknown>;
-    if (kind === 'messages') {
-      const unsupported = findUnsupported(body);
+    if (unsupportedIn) {
+      const unsupported = unsupportedIn(body);
       if (unsupported) {
         next(new GatewayError('invalid_request_error', `${unsupported.path}: ${unsupported.message}`));
         return;
@@ -44,8 +51,12 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
       return;
     }
     ctx.stream = body.stream === true;
-    const user = kind === 'rerank' ? body.user : (body.metadata as { user_id?: unknown } | undefined)?.user_id;
+    const user = kind === 'rerank' || kind === 'chat' ? body.user : (body.metadata as { user_id?: unknown } | undefined)?.user_id;
     if (typeof user === 'string') ctx.user = user;
+    if (kind === 'chat') {
+      ctx.includeUsage = (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
+      req.body = messagesFromChat(body as unknown as ChatRequest);
+    }
     next();
   };
 }

@@ -54,6 +54,18 @@ export const messagesSchema = {
   },
 } as const;
 
+/** A count_tokens request: the model, messages and system of a Messages request, nothing else. */
+export const countTokensSchema = {
+  type: 'object',
+  required: ['model', 'messages'],
+  additionalProperties: false,
+  properties: {
+    model: messagesSchema.properties.model,
+    messages: messagesSchema.properties.messages,
+    system: messagesSchema.properties.system,
+  },
+} as const;
+
 type Found = { path: string; message: string } | undefined;
 
 function checkBlocks(blocks: unknown, path: string): Found {

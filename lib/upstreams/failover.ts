@@ -3,7 +3,7 @@ import { GatewayError, toGatewayError } from '../errors';
 import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
 import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { isRetryableCode } from './http/errors';
-import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
+import type { CountTokensRequest, MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
 /** Options of failover(). */
 export interface FailoverOptions {
@@ -108,5 +108,9 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
       if (!next.done) await opened.events.return?.(undefined);
     }
   }
-  return Object.freeze({ kind: 'messages' as const, name, create, stream });
+  // Counting is offered only when every upstream can count, so no rotation lands on one that cannot.
+  const counters = (adapters as readonly MessagesAdapter[]).every((a) => typeof a.countTokens === 'function');
+  const countTokens = (request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> =>
+    run(ctx, (a) => (a.countTokens as NonNullable<MessagesAdapter['countTokens']>).call(a, request, ctx));
+  return Object.freeze({ kind: 'messages' as const, name, create, stream, ...(counters ? { countTokens } : {}) });
 }

@@ -51,7 +51,15 @@ export interface MessagesAdapter {
   readonly name: string;
   create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse>;
   stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamItem>;
+  /**
+   * Input tokens of a request, counted by the upstream (`POST /v1/messages/count_tokens`).
+   * Optional: without it, count_tokens answers that the model cannot count. Never a local guess.
+   */
+  countTokens?(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number>;
 }
+
+/** What count_tokens sends an adapter: a Messages request without output settings. */
+export type CountTokensRequest = Pick<MessagesRequest, 'model' | 'messages' | 'system'>;
 
 /** Upstream for `POST /v1/rerank`: returns results sorted by relevance, highest first. */
 export interface RerankAdapter {

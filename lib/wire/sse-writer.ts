@@ -12,6 +12,14 @@ export function frame(event: TypedEvent): string {
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** Serialises a value as an SSE frame with no `event:` line (OpenAI's chunks); `[DONE]` is written as it is. */
+export function dataFrame(value: unknown): string {
+  return `data: ${value === DONE ? DONE : JSON.stringify(value)}\n\n`;
+}
+
+/** The end marker of an OpenAI stream. */
+export const DONE = '[DONE]';
+
 /** One client stream. `send` resolves once the frames are written or buffered below the high-water mark. */
 export class SseWriter {
   /** Whether the stream ended with its final event (the response is complete). */

@@ -5,7 +5,7 @@ import { badUpstreamAnswer } from '../http/errors';
 import { parseJson, postJson, readText, resolveHttp } from '../http/client';
 import { guardAdapter, redacted } from '../http/redact';
 import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-events';
-import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
+import type { CountTokensRequest, HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the Anthropic adapter. */
 export interface AnthropicAdapterOptions extends HttpAdapterOptions {
@@ -79,5 +79,16 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     }
   }
 
-  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
+  /** Anthropic's own count (`/v1/messages/count_tokens`): input tokens, never billed. */
+  async function countTokens(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> {
+    const open = await postJson(http, '/v1/messages/count_tokens', request, ctx);
+    const body = parseJson(await readText(open), http.name) as { input_tokens?: unknown } | null;
+    const tokens = body?.input_tokens;
+    if (typeof tokens !== 'number' || !Number.isSafeInteger(tokens) || tokens < 0) {
+      throw badUpstreamAnswer(`upstream ${http.name} sent no input_tokens: ${JSON.stringify(body).slice(0, 2000)}`);
+    }
+    return tokens;
+  }
+
+  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream, countTokens }, http.redact);
 }
