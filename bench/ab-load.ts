@@ -7,6 +7,7 @@ import express from 'express';
 import { fork, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import pino from 'pino';
 import type * as Library from '../lib';
 import { benchModels, expressApp, LIMITS } from './apps';
 import { HEADERS, KEY } from './key';
@@ -16,14 +17,18 @@ const [rootA = '', rootB = '', scenarioJson = '{}', roundsArg = '40', perRound =
 const scenario = JSON.parse(scenarioJson) as Scenario;
 const CONCURRENCY = 50;
 
-function gatewayApp(root: string, upstream: string): express.Express {
+/** `BENCH_OBSERVE=1`: B also gets a pino logger (async, to /dev/null) and Prometheus metrics, so B − A is their cost. */
+const OBSERVE = process.env.BENCH_OBSERVE === '1';
+
+function gatewayApp(root: string, upstream: string, observe = false): express.Express {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const lib = require(path.join(root, 'lib')) as typeof Library;
   const store = new lib.MemoryStore();
   store.addKey(KEY, { id: 'bench' });
   store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const app = express();
-  app.use(lib.createGatewayRouter({ store, models: benchModels(lib, upstream), limits: LIMITS }));
+  const observed = observe ? { logger: pino(pino.destination({ dest: '/dev/null', sync: false })), metrics: lib.createMetrics() } : {};
+  app.use(lib.createGatewayRouter({ store, models: benchModels(lib, upstream), limits: LIMITS, ...observed }));
   return app;
 }
 
@@ -42,7 +47,7 @@ async function main(): Promise<void> {
   const targets: Array<[string, number, { path: string; body: object }]> = [
     ['c', await listen(expressApp(upstream, new http.Agent({ keepAlive: true, maxSockets: 1024 }))), scenario.direct],
     ['A', await listen(gatewayApp(rootA, upstream)), scenario.gateway],
-    ['B', await listen(gatewayApp(rootB, upstream)), scenario.gateway],
+    ['B', await listen(gatewayApp(rootB, upstream, OBSERVE)), scenario.gateway],
   ];
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const one = (p: number, route: string, body: string): Promise<void> => new Promise((resolve, reject) => {

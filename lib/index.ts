@@ -37,8 +37,16 @@ export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
 export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
+export { createMetrics } from './observe/metrics';
+export { health } from './observe/health';
+export { loggingObserver } from './observe/logger';
+export { VERSION } from './version';
 
 export type { GatewayRouter } from './router';
+export type { GatewayMetrics, LiveFigures, MetricsOptions } from './observe/metrics';
+export type { HealthHandlers, HealthOptions } from './observe/health';
+export type { LoggerLike } from './observe/logger';
+export type { GatewayObserver } from './observe/observer';
 export type { GatewayOptions, ResolvedConfig } from './options';
 export type { RequestIdOptions } from './middleware/request-id';
 export type { BillingHookOptions, SettledRecord } from './middleware/billing-hook';

@@ -1,10 +1,14 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
-import { DurableWriter, type DurableWriterOptions } from './billing/durable';
+import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
 import type { Estimator } from './billing/estimate';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
 import type { LimitsOptions } from './middleware/limits';
 import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';
+import { loggingObserver, type LoggerLike } from './observe/logger';
+import type { GatewayMetrics } from './observe/metrics';
+import { combineObservers, type GatewayObserver } from './observe/observer';
+import { observedStore } from './observe/observed-store';
 import type { GatewayStore } from './stores/types';
 
 /** Options of createGatewayRouter(). */
@@ -35,6 +39,10 @@ export interface GatewayOptions {
   failOpen?: boolean;
   /** Retry policy of settle and log writes. Default: 50 ms doubling to 5 s, 10 s per attempt. */
   writes?: DurableWriterOptions;
+  /** A pino-compatible logger: one line per finished request, failures with their cause. Default: none (silent). */
+  logger?: LoggerLike;
+  /** Prometheus metrics from createMetrics(); mount `metrics.handler()` yourself. Default: none. */
+  metrics?: GatewayMetrics;
 }
 
 /** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
@@ -52,6 +60,9 @@ export interface ResolvedConfig {
   readonly storeTimeoutMs: number | undefined;
   readonly failOpen: boolean;
   readonly writer: DurableWriter;
+  /** Logs and metrics, told of every finished request and store call. */
+  readonly observer: GatewayObserver | undefined;
+  readonly metrics: GatewayMetrics | undefined;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -71,8 +82,17 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
   if (options.estimator !== undefined && typeof options.estimator !== 'function') {
     throw new TypeError('createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
   }
+  if (options.metrics !== undefined && typeof options.metrics?.requestFinished !== 'function') {
+    throw new TypeError('createGatewayRouter: option "metrics" must come from createMetrics().');
+  }
+  const observer = combineObservers([options.logger ? loggingObserver(options.logger) : undefined, options.metrics]);
+  const writes = options.writes ?? {};
+  const onSetAside = observer?.writeSetAside && ((write: SetAsideWrite): void => {
+    observer.writeSetAside?.(write.kind, write.requestId, write.error);
+    (writes.onSetAside ?? reportToStderr)(write);
+  });
   return Object.freeze({
-    store,
+    store: observer ? observedStore(store, observer) : store,
     catalog,
     versions: options.versions && Object.freeze([...options.versions]),
     bodyLimit: options.bodyLimit,
@@ -84,6 +104,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     notFound: options.notFound ?? true,
     storeTimeoutMs: options.storeTimeoutMs,
     failOpen: options.failOpen === true,
-    writer: new DurableWriter(options.writes),
+    writer: new DurableWriter(onSetAside ? { ...writes, onSetAside } : writes),
+    observer,
+    metrics: options.metrics,
   });
 }

@@ -1,5 +1,6 @@
 /** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
-import express, { type Router } from 'express';
+import express, { type Response, type Router } from 'express';
+import type { LiveFigures } from './observe/metrics';
 import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
@@ -20,6 +21,18 @@ import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { resolveOptions, type GatewayOptions } from './options';
 
+/** Holds and client streams of the requests in flight. */
+function liveFigures(responses: Iterable<Response>): LiveFigures {
+  let holdsOpen = 0;
+  let openStreams = 0;
+  for (const res of responses) {
+    const ctx = res.locals.gateway;
+    if (ctx?.hold !== undefined && ctx.hold > 0 && !ctx.settled) holdsOpen++;
+    if (ctx?.stream && res.headersSent && !res.writableEnded) openStreams++;
+  }
+  return { holdsOpen, openStreams };
+}
+
 const NO_TOKENS = (): { inputTokens: number; outputTokens: number } => ({ inputTokens: 0, outputTokens: 0 });
 
 /** The router, plus `close()`: graceful shutdown. */
@@ -30,6 +43,8 @@ export type GatewayRouter = Router & {
    * every settle and log write is stored.
    */
   close(options?: { graceMs?: number }): Promise<void>;
+  /** Whether close() has begun (readiness fails from then on). */
+  readonly draining: boolean;
 };
 
 /**
@@ -54,7 +69,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
   // request however often they are met.
-  const billing = billingHook({ store, writer: config.writer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
+  const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
   const head = (endpoint?: string) => [requestId(endpoint ? { endpoint } : {}), billing, gate];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
@@ -83,5 +98,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     await gate.drain(graceMs);
     await config.writer.flush();
   };
+  Object.defineProperty(router, 'draining', { get: () => gate.closing });
+  config.metrics?.addSource(() => liveFigures(gate.responses()));
   return router;
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
-import { SQL_DIR } from '../../lib/stores/migrate';
+import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
 import type { Credit, CreditResult, GatewayStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
@@ -391,6 +391,47 @@ it('PostgresStore caches found keys only: a key added by another instance works 
     for (let i = 0; i < 50; i++) await made.store.findCaller(hashKey(`sk-random-${i}`));
     expect((made.store as unknown as { keys: Map<string, unknown> }).keys.size).toBe(1);
   } finally {
+    await made.drop();
+  }
+});
+
+it('PostgresStore: a connection the server ends in the middle of a settlement transaction fails that batch only; the process lives and a retry settles once', async () => {
+  const made = await pgStore();
+  const base = made.pool;
+  let terminateNext = true;
+  // The pool lends real clients; the first one lent is terminated by the server right after its BEGIN, while it sits idle.
+  const pool = {
+    query: base.query.bind(base),
+    on: base.on.bind(base),
+    off: base.off.bind(base),
+    connect: async () => {
+      const client = await base.connect();
+      if (!terminateNext) return client;
+      terminateNext = false;
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      const pid = ((await client.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
+      return Object.assign(client, {
+        query: async (...args: unknown[]) => {
+          const out = await query(...args);
+          if (args[0] === 'BEGIN') {
+            await base.query('SELECT pg_terminate_backend($1)', [pid]);
+            await new Promise((r) => setTimeout(r, 200)); // the client learns of it while idle: an 'error' event
+          }
+          return out;
+        },
+      });
+    },
+  };
+  const store = new PostgresStore({ pool: pool as unknown as PgPoolLike, schema: made.schema, sweepIntervalMs: 0 });
+  try {
+    await store.addKey('sk-cut', { id: 'cut' });
+    await store.credit({ callerId: 'cut', amount: 100, idempotencyKey: 'cut-opening' });
+    await expect(store.settle(settlement('req_cut', 'cut', '7'))).rejects.toThrow();
+    expect(await store.settle(settlement('req_cut', 'cut', '7'))).toEqual({ applied: true, charge: 7 });
+    expect(await store.settle(settlement('req_cut', 'cut', '7'))).toEqual({ applied: false, charge: 7 });
+    expect(await store.getAccount('cut')).toEqual({ balance: 93, held: 0, carry: '0', ledger: 93 });
+  } finally {
+    store.close();
     await made.drop();
   }
 });

@@ -39,7 +39,8 @@ function attempt(write: () => unknown): unknown {
   }
 }
 
-const reportToStderr = (write: SetAsideWrite): void => {
+/** The default of `onSetAside`: one line on stderr with the whole record. */
+export const reportToStderr = (write: SetAsideWrite): void => {
   console.error(`model-gateway: ${write.kind} of ${write.requestId} set aside after repeated failures (${String(write.error)}): ${JSON.stringify(write.record)}`);
 };
 

@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
 import { decide, logEntryOf, settlementOf } from '../billing/settle';
 import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
+import type { GatewayObserver } from '../observe/observer';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
 
 /** What the `onSettled` hook receives. */
@@ -23,6 +24,8 @@ export interface BillingHookOptions {
   onSettled?: (record: SettledRecord) => unknown;
   /** Retrying writer for settle and log. Default: a new DurableWriter. */
   writer?: DurableWriter;
+  /** Told of every finished request with its final log entry (logs, metrics). Default: none. */
+  observer?: GatewayObserver;
 }
 
 /** Status written to the log: the status sent, or 499 when the client left before any answer. */
@@ -54,7 +57,14 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   const entry = logEntryOf(ctx, status, decision);
   const requestId = ctx.requestId;
   // Written after the settlement, so a log line always describes money that has moved.
-  const log = (): Promise<unknown> | undefined => options.writer.run(() => options.store.appendLog(entry), { kind: 'log', requestId, record: entry });
+  const log = (): Promise<unknown> | undefined => {
+    try {
+      options.observer?.requestFinished?.(entry);
+    } catch {
+      // an observer that throws changes nothing
+    }
+    return options.writer.run(() => options.store.appendLog(entry), { kind: 'log', requestId, record: entry });
+  };
   if (!decision) {
     ctx.settled = true;
     return log();

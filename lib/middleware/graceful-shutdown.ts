@@ -13,6 +13,10 @@ export type ShutdownGate = RequestHandler & {
    * a pending JSON answer with 529. Resolves when every response is closed.
    */
   drain(graceMs: number): Promise<void>;
+  /** Whether drain() has begun: new requests are refused. */
+  readonly closing: boolean;
+  /** The responses in flight (for live figures such as open streams). */
+  responses(): IterableIterator<Response>;
 };
 
 const SHUTTING_DOWN = 'The gateway is shutting down; retry.';
@@ -73,6 +77,10 @@ export function gracefulShutdown(): ShutdownGate {
       for (const res of slots) if (res) end(res);
       if (open > 0) await allClosed;
     }
+  };
+  Object.defineProperty(gate, 'closing', { get: () => closing });
+  gate.responses = function* responses() {
+    for (const res of slots) if (res) yield res;
   };
   return gate;
 }

@@ -7,42 +7,14 @@ import { inRange, matches, newestPage, spendOf } from './memory-reads';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
 import { MemoryReviews, type ChargedSettlement } from './memory-reviews';
+import type { CallerHolds, Hold, LedgerRow } from './memory-records';
+
+export type { LedgerRow } from './memory-records';
 import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
 export type MemoryKey = Caller;
-
-
-/** One movement of money; a balance is the sum of its ledger. */
-export interface LedgerRow {
-  /** Increases with every row. */
-  seq: number;
-  callerId: string;
-  requestId: string | null;
-  /** Positive for credit, negative for a charge. */
-  amount: number;
-  /** `review`: the charge of a review's resolution (its requestId names the request). */
-  kind: 'credit' | 'charge' | 'review';
-  at: number;
-}
-
-
-interface Hold {
-  callerId: string;
-  amount: number;
-  expiresAt: number;
-  instanceId: string;
-}
-
-
-/** A caller's live holds and their running sum, so a reserve does not walk them. */
-interface CallerHolds {
-  ids: Set<string>;
-  held: number;
-  /** No hold of this caller expires before this time (a lower bound: a sweep may find none). */
-  nextExpiry: number;
-}
 
 /** Options of MemoryStore. */
 export interface MemoryStoreOptions {
@@ -101,6 +73,11 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
     this.record(change.callerId, null, change.amount, 'credit');
     return { ...change, applied: true };
+  }
+
+  /** Always ready: it lives in this process. */
+  ready(): void {
+    // nothing to reach
   }
 
   findCaller(keyHash: string): Caller | undefined {

@@ -15,9 +15,16 @@ export interface PgResult {
   rowCount: number | null;
 }
 
+/** A client lent by the pool; its 'error' event (the server ended the connection) must have a listener while it is out. */
+export type PgClientLike = PgQueryable & {
+  release(err?: boolean | Error): void;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
+};
+
 /** A pg Pool (or anything that lends clients for transactions). */
 export interface PgPoolLike extends PgQueryable {
-  connect(): Promise<PgQueryable & { release(err?: boolean | Error): void }>;
+  connect(): Promise<PgClientLike>;
   /** The pool's 'error' event (an idle connection died): PostgresStore listens, so it never kills the process. */
   on?(event: 'error', listener: (err: Error) => void): unknown;
   off?(event: 'error', listener: (err: Error) => void): unknown;
@@ -34,10 +41,20 @@ export function checkSchemaName(schema: string): string {
 /** Folder of the shipped SQL files (copied next to the compiled code by the build). */
 export const SQL_DIR = path.join(__dirname, 'sql');
 
+/** The shipped SQL files, in order, with their versions. */
+function sqlFiles(): Array<{ file: string; version: number }> {
+  return readdirSync(SQL_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort().map((file) => ({ file, version: Number(file.split('_')[0]) }));
+}
+
+/** The newest schema version this package ships. */
+export function latestVersion(): number {
+  return Math.max(...sqlFiles().map((f) => f.version));
+}
+
 /** Applies every SQL file not applied yet to `schema`; returns the versions applied now. */
 export async function migrate(pool: PgPoolLike, schema = 'model_gateway'): Promise<number[]> {
   checkSchemaName(schema);
-  const files = readdirSync(SQL_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  const files = sqlFiles();
   const client = await pool.connect();
   const applied: number[] = [];
   try {
@@ -46,8 +63,7 @@ export async function migrate(pool: PgPoolLike, schema = 'model_gateway'): Promi
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query(`SELECT version FROM ${schema}.migrations`)).rows.map((r) => Number(r.version)));
-    for (const file of files) {
-      const version = Number(file.split('_')[0]);
+    for (const { file, version } of files) {
       if (done.has(version)) continue;
       await client.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', schema));
       await client.query(`INSERT INTO ${schema}.migrations (version) VALUES ($1)`, [version]);

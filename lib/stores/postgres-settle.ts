@@ -20,6 +20,15 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
   for (const s of list) if (!unique.has(s.requestId)) unique.set(s.requestId, s);
   const charged = new Map<string, number>();
   const client = await pool.connect();
+  // A connection the server ends while it is lent out emits 'error' on the client: caught here,
+  // the running query fails and the batch is retried; uncaught, it would end the process.
+  let lost: Error | undefined;
+  const onError = (err: Error): void => { lost = err; };
+  client.on?.('error', onError);
+  const giveBack = (err?: Error | boolean): void => {
+    client.off?.('error', onError);
+    client.release(err);
+  };
   try {
     await client.query('BEGIN');
     const callers = [...new Set(list.map((s) => s.callerId))].sort();
@@ -41,7 +50,7 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
       await run(client, 'settleMany', [JSON.stringify(rows), JSON.stringify(touched)]);
     }
     await client.query('COMMIT');
-    client.release();
+    giveBack(lost);
     // A request id listed twice in one batch is applied once: only its first occurrence reports it.
     return list.map((s, i): SettleResult => {
       const charge = charged.get(s.requestId) ?? done.get(s.requestId) ?? 0;
@@ -49,7 +58,7 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
     });
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
-    client.release(err instanceof Error ? err : true);
+    giveBack(err instanceof Error ? err : true);
     throw err;
   }
 }

@@ -8,7 +8,7 @@ import { decimal, num } from './postgres-reads';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { MemoryKey } from './memory-store';
-import { checkSchemaName, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
+import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { settleBatch } from './postgres-settle';
 import { statements } from './postgres-sql';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
@@ -91,6 +91,13 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
     // Planned for each call: a generic plan cached while the table was small scans settlements whole.
     if (name === 'settledCharges') return on.query(this.sql[name], values);
     return on.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
+  }
+
+  /** Resolves when the database answers and holds this package's newest schema; rejects naming what is missing. */
+  async ready(): Promise<void> {
+    const row = (await this.pool.query(`SELECT max(version) AS v FROM ${this.schema}.migrations`)).rows[0];
+    const version = Number(row?.v ?? 0);
+    if (version < latestVersion()) throw new Error(`PostgresStore: schema "${this.schema}" is at version ${version}, not ${latestVersion()}: run migrate().`);
   }
 
   /** Creates or upgrades the tables (see lib/stores/sql). */

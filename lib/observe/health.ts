@@ -1,0 +1,58 @@
+/** Liveness and readiness handlers: the process answers; the store, Redis and the router can serve. Never calls an upstream model. */
+import type { RequestHandler } from 'express';
+import { withTimeout } from '../timeout';
+import { VERSION } from '../version';
+
+/** Options of health(). */
+export interface HealthOptions {
+  /** A store with `ready()` (PostgresStore: reachable and migrated). Default: not checked. */
+  store?: { ready?(): unknown };
+  /** The ioredis client of the limits, pinged. Default: not checked. */
+  redis?: { ping(): Promise<unknown> };
+  /** The router: not ready while it drains on shutdown. Default: not checked. */
+  router?: { readonly draining: boolean };
+  /** Longest wait for each check, in ms. Default: 2000. */
+  timeoutMs?: number;
+}
+
+/** The two handlers; mount them where the orchestrator probes (e.g. `/livez`, `/readyz`). */
+export interface HealthHandlers {
+  live: RequestHandler;
+  ready: RequestHandler;
+}
+
+type Check = 'ok' | 'unavailable' | 'draining';
+
+/**
+ * `live` answers 200 `{status: "ok", version}` while the process runs. `ready` answers 200 when
+ * every configured check passes, else 503 with each check's state (`ok`, `unavailable`,
+ * `draining`); a failure's cause is never sent.
+ */
+export function health({ store, redis, router, timeoutMs = 2000 }: HealthOptions = {}): HealthHandlers {
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new TypeError('health: option "timeoutMs" must be a positive integer.');
+  if (store !== undefined && typeof store.ready !== 'function') throw new TypeError('health: option "store" must have a ready() method (PostgresStore and MemoryStore do).');
+  const probe = async (run: () => unknown, what: string): Promise<Check> => {
+    try {
+      await withTimeout(Promise.resolve().then(run), timeoutMs, what);
+      return 'ok';
+    } catch {
+      return 'unavailable';
+    }
+  };
+  const live: RequestHandler = function liveHandler(_req, res) {
+    res.setHeader('cache-control', 'no-store');
+    res.json({ status: 'ok', version: VERSION });
+  };
+  const ready: RequestHandler = function readyHandler(_req, res, next) {
+    const checks: Array<Promise<[string, Check]>> = [];
+    if (router) checks.push(Promise.resolve(['router', router.draining ? 'draining' : 'ok']));
+    if (store) checks.push(probe(() => store.ready?.(), 'store readiness').then((c) => ['store', c]));
+    if (redis) checks.push(probe(() => redis.ping(), 'redis ping').then((c) => ['redis', c]));
+    Promise.all(checks).then((done) => {
+      const ok = done.every(([, c]) => c === 'ok');
+      res.setHeader('cache-control', 'no-store');
+      res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', version: VERSION, checks: Object.fromEntries(done) });
+    }, next);
+  };
+  return { live, ready };
+}

@@ -1,0 +1,44 @@
+/** Structured logs through a pino-compatible logger: one line per finished request, failures with their cause. */
+import type { RequestLogEntry } from '../stores/types';
+import type { GatewayObserver } from './observer';
+
+/** The part of a pino (or pino-compatible) logger the gateway uses: `(fields, message)`. */
+export interface LoggerLike {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** The fields of a request's line: what the request log keeps, minus nothing secret (keys never reach an entry). */
+function fieldsOf(e: RequestLogEntry): Record<string, unknown> {
+  return {
+    requestId: e.requestId, callerId: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
+    errorCode: e.errorCode, usage: e.usage, cost: e.cost, charge: e.charge, billingStatus: e.billingStatus,
+    durationMs: e.durationMs, ttfbMs: e.ttfbMs, upstream: e.upstream, attempts: e.attempts.length, user: e.user,
+  };
+}
+
+const causeOf = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/**
+ * An observer that writes to `logger`: `info` for a request that ended well, `warn` with the
+ * private detail (upstream status and text, the upstream key redacted) for one that failed,
+ * `warn` for a store call that failed, `error` for a write set aside.
+ */
+export function loggingObserver(logger: LoggerLike): GatewayObserver {
+  for (const level of ['info', 'warn', 'error'] as const) {
+    if (typeof logger?.[level] !== 'function') throw new TypeError(`option "logger" must be a pino-compatible logger with ${level}(fields, message) (e.g. pino()).`);
+  }
+  return {
+    requestFinished(entry) {
+      if (entry.errorCode === null && entry.status < 400) logger.info(fieldsOf(entry), 'request finished');
+      else logger.warn({ ...fieldsOf(entry), detail: entry.detail }, 'request failed');
+    },
+    storeCall(operation, ms, error) {
+      if (error !== undefined) logger.warn({ operation, ms, cause: causeOf(error) }, 'store call failed');
+    },
+    writeSetAside(kind, requestId, error) {
+      logger.error({ kind, requestId, cause: causeOf(error) }, 'store write set aside after repeated failures');
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/** Prometheus metrics (prom-client): the OpenTelemetry GenAI names, and the gateway's own. */
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestLogEntry } from '../stores/types';
+import type { GatewayObserver } from './observer';
+
+/** Options of createMetrics(). */
+export interface MetricsOptions {
+  /** Where the metrics are registered. Default: a registry of their own (prom-client's global one is left alone). */
+  registry?: Registry;
+  /** A `caller` label on requests and charges: `'hashed'` (first 12 hex of its SHA-256), never the id itself. Default: `'none'`. */
+  callerLabel?: 'none' | 'hashed';
+}
+
+/** Live figures of one router, read at each scrape. */
+export interface LiveFigures {
+  holdsOpen: number;
+  openStreams: number;
+}
+
+/** The metrics: an observer for the router, a handler for scrapes, and the registry. */
+export interface GatewayMetrics extends GatewayObserver {
+  readonly registry: Registry;
+  /** Serves the text exposition (mount it where your scraper looks, e.g. `app.get('/metrics', metrics.handler())`). */
+  handler(): RequestHandler;
+  /** Adds a router's live figures (createGatewayRouter does it for the router given these metrics). */
+  addSource(read: () => LiveFigures): void;
+}
+
+// Bucket boundaries the OpenTelemetry GenAI semantic conventions advise.
+const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** `gen_ai.operation.name` of an endpoint; undefined for endpoints that are not model calls. */
+const OPERATION: Readonly<Record<string, string>> = { messages: 'chat', chat_completions: 'chat', rerank: 'rerank', count_tokens: 'count_tokens' };
+const GEN_AI = ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'error_type'] as const;
+
+/** Creates the metrics; pass them to createGatewayRouter({ metrics }) and mount `handler()`. */
+export function createMetrics({ registry = new Registry(), callerLabel = 'none' }: MetricsOptions = {}): GatewayMetrics {
+  if (callerLabel !== 'none' && callerLabel !== 'hashed') throw new TypeError('createMetrics: option "callerLabel" must be "none" or "hashed".');
+  const registers = [registry];
+  const byCaller = callerLabel === 'hashed' ? ['caller'] as const : [];
+  const duration = new Histogram({ name: 'gen_ai_server_request_duration_seconds', help: 'GenAI server request duration (gen_ai.server.request.duration).', labelNames: GEN_AI, buckets: DURATION_BUCKETS, registers });
+  const ttft = new Histogram({ name: 'gen_ai_server_time_to_first_token_seconds', help: 'Time to the first streamed byte (gen_ai.server.time_to_first_token).', labelNames: GEN_AI, buckets: TTFT_BUCKETS, registers });
+  const tokens = new Histogram({ name: 'gen_ai_client_token_usage', help: 'Tokens per request as the upstream confirmed them (gen_ai.client.token.usage).', labelNames: [...GEN_AI, 'gen_ai_token_type'], buckets: TOKEN_BUCKETS, registers });
+  const requests = new Counter({ name: 'model_gateway_requests_total', help: 'Requests by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status', ...byCaller], registers });
+  const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: 'Requests by billing status (billed, needs_review, not_billed).', labelNames: ['billing_status'], registers });
+  const charged = new Counter({ name: 'model_gateway_charged_total', help: 'Whole minor units charged.', labelNames: ['model', ...byCaller], registers });
+  const limited = new Counter({ name: 'model_gateway_rate_limited_total', help: 'Requests refused by rpm, tpm or concurrency limits.', labelNames: ['endpoint'], registers });
+  const failures = new Counter({ name: 'model_gateway_upstream_failures_total', help: 'Upstream failures by standard error code.', labelNames: ['upstream', 'code'], registers });
+  const attempts = new Counter({ name: 'model_gateway_failover_attempts_total', help: 'Attempts made by failover(), by upstream and outcome.', labelNames: ['upstream', 'outcome'], registers });
+  const storeCalls = new Histogram({ name: 'model_gateway_store_call_duration_seconds', help: 'Store call latency.', labelNames: ['operation'], buckets: STORE_BUCKETS, registers });
+  const storeErrors = new Counter({ name: 'model_gateway_store_errors_total', help: 'Store calls that failed (writes are retried).', labelNames: ['operation'], registers });
+  const setAside = new Counter({ name: 'model_gateway_writes_set_aside_total', help: 'Store writes given up on after their attempts.', labelNames: ['kind'], registers });
+  const sources: Array<() => LiveFigures> = [];
+  const live = (key: keyof LiveFigures) => function collect(this: Gauge) {
+    this.set(sources.reduce((sum, read) => sum + read()[key], 0));
+  };
+  new Gauge({ name: 'model_gateway_holds_open', help: 'Balance holds of requests in flight on this instance.', registers, collect: live('holdsOpen') });
+  new Gauge({ name: 'model_gateway_open_streams', help: 'Streams open to clients on this instance.', registers, collect: live('openStreams') });
+
+  const caller = (e: RequestLogEntry): Record<string, string> =>
+    byCaller.length > 0 ? { caller: e.callerId === null ? '' : createHash('sha256').update(e.callerId).digest('hex').slice(0, 12) } : {};
+
+  return {
+    registry,
+    requestFinished(e) {
+      requests.inc({ endpoint: e.endpoint, model: e.model ?? '', status: String(e.status), ...caller(e) });
+      billing.inc({ billing_status: e.billingStatus });
+      if (e.charge > 0) charged.inc({ model: e.model ?? '', ...caller(e) }, e.charge);
+      if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
+      if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
+      for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });
+      const operation = OPERATION[e.endpoint];
+      if (operation === undefined || e.model === null) return;
+      const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: e.upstream ?? '', gen_ai_request_model: e.model, error_type: e.errorCode ?? '' };
+      duration.observe(labels, e.durationMs / 1000);
+      if (e.ttfbMs !== null) ttft.observe(labels, e.ttfbMs / 1000);
+      if (e.usage && e.usage.provenance !== 'none') {
+        tokens.observe({ ...labels, gen_ai_token_type: 'input' }, e.usage.inputTokens + e.usage.cacheReadInputTokens + e.usage.cacheCreationInputTokens);
+        if (operation === 'chat') tokens.observe({ ...labels, gen_ai_token_type: 'output' }, e.usage.outputTokens);
+      }
+    },
+    storeCall(operation, ms, error) {
+      storeCalls.observe({ operation }, ms / 1000);
+      if (error !== undefined) storeErrors.inc({ operation });
+    },
+    writeSetAside(kind) {
+      setAside.inc({ kind });
+    },
+    handler() {
+      return function metricsHandler(_req, res, next) {
+        registry.metrics().then((text) => {
+          res.setHeader('content-type', registry.contentType);
+          res.end(text);
+        }, next);
+      };
+    },
+    addSource(read) {
+      sources.push(read);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** A store whose calls are timed for an observer; it answers exactly as the store it wraps (sync stays sync). */
+import type { GatewayStore } from '../stores/types';
+import type { GatewayObserver } from './observer';
+
+/** `store` with each GatewayStore method timed and reported to `observer.storeCall`. */
+export function observedStore(store: GatewayStore, observer: GatewayObserver): GatewayStore {
+  const report = observer.storeCall?.bind(observer);
+  if (!report) return store;
+  const timed = <A extends unknown[], R>(operation: string, call: (...args: A) => R) => (...args: A): R => {
+    const started = performance.now();
+    let out: R;
+    try {
+      out = call(...args);
+    } catch (err) {
+      report(operation, performance.now() - started, err);
+      throw err;
+    }
+    if (!(out instanceof Promise)) {
+      report(operation, performance.now() - started);
+      return out;
+    }
+    return out.then(
+      (value: unknown) => { report(operation, performance.now() - started); return value; },
+      (err: unknown) => { report(operation, performance.now() - started, err); throw err; },
+    ) as R;
+  };
+  return {
+    findCaller: timed('findCaller', (hash: string) => store.findCaller(hash)),
+    reserve: timed('reserve', (request: Parameters<GatewayStore['reserve']>[0]) => store.reserve(request)),
+    renewHolds: timed('renewHolds', (instanceId: string, expiresAt: number) => store.renewHolds(instanceId, expiresAt)),
+    settle: timed('settle', (settlement: Parameters<GatewayStore['settle']>[0]) => store.settle(settlement)),
+    release: timed('release', (requestId: string) => store.release(requestId)),
+    appendLog: timed('appendLog', (entry: Parameters<GatewayStore['appendLog']>[0]) => store.appendLog(entry)),
+  };
+}
