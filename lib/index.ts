@@ -37,12 +37,17 @@ export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
 export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
+export { createAdminRouter } from './admin/router';
+export { adminOpenApi } from './admin/openapi';
 export { createMetrics } from './observe/metrics';
 export { health } from './observe/health';
 export { loggingObserver } from './observe/logger';
 export { VERSION } from './version';
 
 export type { GatewayRouter } from './router';
+export type { AdminRouterOptions } from './admin/router';
+export type { AdminToken } from './admin/auth';
+export type { AdminStore } from './admin/store';
 export type { GatewayMetrics, LiveFigures, MetricsOptions } from './observe/metrics';
 export type { HealthHandlers, HealthOptions } from './observe/health';
 export type { LoggerLike } from './observe/logger';
@@ -72,6 +77,8 @@ export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-s
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
 export type { PostgresStoreOptions } from './stores/postgres-store';
 export type { Credit, CreditResult } from './stores/credit';
+export type { AuditEntry, AuditQuery, AuditStore } from './stores/audit';
+export type { KeyAdminStore, KeyPatch, KeyRecord, KeyStatus, NewKey } from './stores/keys';
 export type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
 export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
 export type {

@@ -108,7 +108,12 @@ describe.each([
     for (let i = 0; i < 5; i++) await (await postMessages(gw.url, key, 'claude-stream', { stream: true })).text(); 
     const limited = await postMessages(gw.url, key, 'claude-json');
     expect(limited.status).toBe(429);
-    await until(async () => (metric(await scrape(gw.url), 'model_gateway_rate_limited_total', { endpoint: 'messages' }) ?? 0) >= 1);
+    // A request is observed once settled, which with PostgreSQL may come after its answer.
+    await until(async () => {
+      const text = await scrape(gw.url);
+      return metric(text, 'model_gateway_rate_limited_total', { endpoint: 'messages' }) === 1
+        && metric(text, 'model_gateway_requests_total', { endpoint: 'messages', model: 'claude-stream', status: '200' }) === 5;
+    });
     const text = await scrape(gw.url);
     const genAi = { gen_ai_operation_name: 'chat', gen_ai_provider_name: 'anthropic', gen_ai_request_model: 'claude-stream', error_type: '' };
     expect(metric(text, 'gen_ai_server_request_duration_seconds_count', genAi)).toBe(5);

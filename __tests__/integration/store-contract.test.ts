@@ -6,11 +6,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
-import type { Credit, CreditResult, GatewayStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
+import type { AuditStore, Credit, CreditResult, GatewayStore, KeyAdminStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 
 type Account = { balance: number; held: number; carry: string; ledger: number };
-type ContractStore = GatewayStore & ReviewStore & LedgerReads & {
+type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & {
   addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
   credit(credit: Credit): CreditResult | Promise<CreditResult>;
   getAccount(id: string): Account | Promise<Account>;
@@ -271,6 +271,42 @@ describe.each(stores)('%s', (_name, make) => {
     await expect(Promise.resolve().then(() => store.listLedger({ limit: 0 }))).rejects.toThrow(/limit: must be an integer/);
   });
 
+  it('keys: created with a digest and prefix only, listed newest first, updated, disabled, expired and revoked for good; findCaller follows', async () => {
+    const callerId = `c_${randomBytes(6).toString('hex')}`;
+    const secrets = [`sk-a-${randomBytes(8).toString('hex')}`, `sk-b-${randomBytes(8).toString('hex')}`];
+    const first = await store.createKey({ keyHash: hashKey(secrets[0] as string), prefix: 'sk-a-', callerId, models: ['m'], metadata: { team: 'x' } });
+    const second = await store.createKey({ keyHash: hashKey(secrets[1] as string), prefix: 'sk-b-', callerId });
+    expect(first).toMatchObject({ keyId: expect.stringMatching(/^key_[0-9a-f]{20}$/), prefix: 'sk-a-', callerId, models: ['m'], metadata: { team: 'x' }, status: 'active', lastUsedAt: null, expiresAt: null });
+    expect(JSON.stringify(first)).not.toContain(secrets[0]);
+    expect(await store.findCaller(hashKey(secrets[0] as string))).toMatchObject({ id: callerId, models: ['m'], disabled: false });
+    for (let i = 0; i < 50 && (await store.getKey(first.keyId))?.lastUsedAt === null; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await store.getKey(first.keyId))?.lastUsedAt).toEqual(expect.any(Number));
+    const page = await store.listKeys({ callerId, limit: 1 });
+    expect(page.items.map((k) => k.keyId)).toEqual([second.keyId]);
+    expect((await store.listKeys({ callerId, limit: 1, after: page.next as string })).items.map((k) => k.keyId)).toEqual([first.keyId]);
+    expect(await store.updateKey(first.keyId, { models: ['m', 'n'], limits: { rpm: 5 } })).toMatchObject({ before: { models: ['m'] }, after: { models: ['m', 'n'], limits: { rpm: 5 } } });
+    await store.updateKey(first.keyId, { status: 'disabled' });
+    expect(await store.findCaller(hashKey(secrets[0] as string))).toMatchObject({ disabled: true });
+    await store.updateKey(first.keyId, { status: 'active', expiresAt: Date.now() - 1000 });
+    expect(await store.findCaller(hashKey(secrets[0] as string))).toMatchObject({ disabled: true }); // expired: a rotated-out secret
+    await store.updateKey(second.keyId, { status: 'revoked' });
+    expect(await store.findCaller(hashKey(secrets[1] as string))).toMatchObject({ disabled: true });
+    await expect(Promise.resolve().then(() => store.updateKey(second.keyId, { status: 'active' }))).rejects.toThrow(/is revoked; create a new key instead/);
+    expect(await store.getKey(second.keyId)).toMatchObject({ status: 'revoked' }); // history kept
+    expect(await store.updateKey('key_nope', { status: 'disabled' })).toBeUndefined();
+  });
+
+  it('audit: entries appended with their actor, action, target, before and after, listed newest first by target', async () => {
+    const target = `caller:${rid()}`;
+    const one = await store.appendAudit({ actor: 'ops', action: 'credit', target, before: { balance: 0 }, after: { balance: 5 } });
+    await store.appendAudit({ actor: 'ops', action: 'credit', target: 'caller:other', before: null, after: null });
+    const two = await store.appendAudit({ actor: 'ci', action: 'key.disable', target, before: { status: 'active' }, after: { status: 'disabled' } });
+    expect(one).toMatchObject({ id: expect.any(String), at: expect.any(Number), actor: 'ops', before: { balance: 0 }, after: { balance: 5 } });
+    const page = await store.listAudit({ target, limit: 1 });
+    expect(page.items.map((e) => e.id)).toEqual([two.id]);
+    expect((await store.listAudit({ target, after: page.next as string })).items).toEqual([one]);
+  });
+
   it('appends one log entry per request id, whatever the retries', async () => {
     const requestId = rid();
     const entry: RequestLogEntry = {
@@ -320,7 +356,7 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
     await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([3, 4, 5, 6, 7]);
+    expect(await store.migrate()).toEqual([3, 4, 5, 6, 7, 8, 9]);
     expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, carry: '0', ledger: 950 });
     expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
@@ -352,7 +388,7 @@ it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrade
     await made.pool.query(`INSERT INTO ${old}.request_log (request_id, caller_id, endpoint, model, stream, status, charge, billing_status, started_at, duration_ms)
       VALUES ('req_v6', 'v6', 'messages', 'm', false, 200, 1, 'billed', now(), 1)`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([7]);
+    expect(await store.migrate()).toEqual([7, 8, 9]);
     expect(await store.getAccount('v6')).toEqual({ balance: 999, held: 0, carry: '0', ledger: 999 });
     expect((await store.listRequests({ callerId: 'v6' })).items[0]).toMatchObject({ requestId: 'req_v6', cost: '1', charge: 1 }); // billed before v7: cost is its charge
     expect(await store.settle(settlement('req_v6', 'v6', '0.0258'))).toEqual({ applied: false, charge: 1 });
@@ -372,7 +408,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

@@ -25,7 +25,7 @@ export const inRange = (at: number, q: ReadQuery): boolean => (q.from === undefi
 
 /** Whether a log entry passes a request query's filters. */
 export function matches(e: RequestLogEntry, q: RequestQuery): boolean {
-  return (q.callerId === undefined || e.callerId === q.callerId) && (q.model === undefined || e.model === q.model)
+  return (q.requestId === undefined || e.requestId === q.requestId) && (q.callerId === undefined || e.callerId === q.callerId) && (q.model === undefined || e.model === q.model)
     && (q.endpoint === undefined || e.endpoint === q.endpoint) && (q.status === undefined || e.status === q.status)
     && (q.billingStatus === undefined || e.billingStatus === q.billingStatus) && inRange(e.startedAt, q);
 }

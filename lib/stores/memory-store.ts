@@ -4,9 +4,12 @@ import type { Caller } from '../types';
 import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
 import { inRange, matches, newestPage, spendOf } from './memory-reads';
+import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
 import { MemoryReviews, type ChargedSettlement } from './memory-reviews';
+import { MemoryKeys } from './memory-keys';
+import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 
 export type { LedgerRow } from './memory-records';
@@ -31,8 +34,8 @@ export interface MemoryStoreOptions {
  * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
  * Use PostgresStore for several instances.
  */
-export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
-  private readonly callers = new Map<string, Caller>();
+export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore {
+  private readonly keys = new MemoryKeys();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
   /** Live holds per caller with their sum, so a reserve costs the same however many are in flight. */
@@ -49,6 +52,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   /** Every credit by idempotency key (kept for the store's life: a key must never move money twice). */
   private readonly credits = new Map<string, Credit>();
   private ledgerSeq = 0;
+  private readonly audit: AuditEntry[] = [];
+  private auditSeq = 0;
   private readonly reviewBook: MemoryReviews;
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -60,7 +65,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   /** Adds (or replaces) a key; only its SHA-256 digest is kept. Never moves money. */
   addKey(key: string, caller: MemoryKey): void {
     checkProvision(caller, 'MemoryStore');
-    this.callers.set(hashKey(key), Object.freeze({ ...caller }));
+    this.keys.create({ keyHash: hashKey(key), prefix: prefixOf(key), callerId: caller.id, models: caller.models ?? null, limits: caller.limits ?? null });
+    if (caller.disabled !== undefined) this.keys.update(keyIdOf(hashKey(key)), { status: caller.disabled ? 'disabled' : 'active' });
     if (!this.balances.has(caller.id)) this.balances.set(caller.id, 0);
   }
 
@@ -80,8 +86,16 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     // nothing to reach
   }
 
-  findCaller(keyHash: string): Caller | undefined {
-    return this.callers.get(keyHash);
+  findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
+
+  createKey(key: NewKey): KeyRecord { return this.keys.create(key); }
+
+  getKey(keyId: string): KeyRecord | undefined { return this.keys.get(keyId); }
+
+  listKeys(query: { callerId?: string; limit?: number; after?: string } = {}): Page<KeyRecord> { return this.keys.list(query); }
+
+  updateKey(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined {
+    return this.keys.update(keyId, patch);
   }
 
   reserve(request: ReserveRequest): ReserveResult {
@@ -165,9 +179,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   }
 
   /** Balance in minor units (holds not subtracted). */
-  getBalance(callerId: string): number {
-    return this.balances.get(callerId) ?? 0;
-  }
+  getBalance(callerId: string): number { return this.balances.get(callerId) ?? 0; }
 
   /** Balance minus the live (unexpired) holds. Expired holds are dropped when one may be due. */
   available(callerId: string, now = Date.now()): number {
@@ -184,23 +196,15 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   }
 
   /** Sum of live holds of a caller. */
-  held(callerId: string): number {
-    return this.getBalance(callerId) - this.available(callerId);
-  }
+  held(callerId: string): number { return this.getBalance(callerId) - this.available(callerId); }
 
   /** The request log, oldest first (a copy). */
-  getLog(): RequestLogEntry[] {
-    return lastOf(this.log, this.maxRecords);
-  }
+  getLog(): RequestLogEntry[] { return lastOf(this.log, this.maxRecords); }
 
   /** Every review kept, resolved or not (a copy). */
-  getReviews(): ReviewRecord[] {
-    return this.reviewBook.all();
-  }
+  getReviews(): ReviewRecord[] { return this.reviewBook.all(); }
 
-  listReviews(query: ReviewQuery = {}): ReviewPage {
-    return this.reviewBook.list(query);
-  }
+  listReviews(query: ReviewQuery = {}): ReviewPage { return this.reviewBook.list(query); }
 
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
     return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
@@ -210,8 +214,16 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
   }
 
   /** The last maxRecords ledger rows (a copy); with the caller's dropped rows (see getAccount) they sum to its balance. */
-  getLedger(): LedgerRow[] {
-    return lastOf(this.ledger, this.maxRecords);
+  getLedger(): LedgerRow[] { return lastOf(this.ledger, this.maxRecords); }
+
+  appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): AuditEntry {
+    const kept: AuditEntry = { id: String(++this.auditSeq), at: Date.now(), ...entry };
+    keepBounded(this.audit, kept, this.maxRecords);
+    return kept;
+  }
+
+  listAudit(query: AuditQuery = {}): Page<AuditEntry> {
+    return newestPage(lastOf(this.audit, this.maxRecords), (e) => query.target === undefined || e.target === query.target, (e) => e.id, query);
   }
 
   listLedger(query: ReadQuery = {}): Page<LedgerEntry> {
@@ -223,12 +235,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads {
     return newestPage(lastOf(this.log, this.maxRecords), (e) => matches(e, query), (e) => e.requestId, query);
   }
 
-  spend(query: ReadQuery & { from: number; to: number }): SpendRow[] {
-    return spendOf(lastOf(this.log, this.maxRecords), query);
-  }
+  spend(query: ReadQuery & { from: number; to: number }): SpendRow[] { return spendOf(lastOf(this.log, this.maxRecords), query); }
 
   /** The settlement of a request with its charge, if settled. */
-  getSettlement(requestId: string): ChargedSettlement | undefined {
-    return this.settled.get(requestId);
-  }
+  getSettlement(requestId: string): ChargedSettlement | undefined { return this.settled.get(requestId); }
 }

@@ -5,6 +5,7 @@ import { checkRange, decodeCursor, encodeCursor, pageSize, type LedgerEntry, typ
 import { GatewayError } from '../errors';
 import type { PgResult } from './migrate';
 import { alreadyResolved, checkDecision, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
+import type { AuditEntry, AuditQuery } from './audit';
 import type { RequestLogEntry } from './types';
 
 /** A number PostgreSQL returned (bigint and numeric come as text). */
@@ -61,6 +62,7 @@ export async function listRequests(db: PgQueryable, s: string, q: RequestQuery):
   const w = new Where();
   w.add((p) => `caller_id = ${p}`, q.callerId);
   w.add((p) => `model = ${p}`, q.model);
+  w.add((p) => `request_id = ${p}`, q.requestId);
   w.add((p) => `endpoint = ${p}`, q.endpoint);
   w.add((p) => `status = ${p}`, q.status);
   w.add((p) => `billing_status = ${p}`, q.billingStatus);
@@ -134,4 +136,22 @@ export async function resolveReview(run: Run, decision: ResolveReview): Promise<
   const row = (await run('listReviews', [null, false, null, null, d.requestId, 1])).rows[0];
   if (!row) throw new GatewayError('not_found_error', `requestId: no review for ${d.requestId}`);
   return applied ? { applied, review: reviewOfRow(row) } : alreadyResolved(reviewOfRow(row), d);
+}
+
+/** The audit trail newest first, optionally of one target. */
+export async function listAudit(db: PgQueryable, s: string, q: AuditQuery): Promise<Page<AuditEntry>> {
+  const limit = pageSize(q.limit);
+  const after = decodeCursor(q.after, (v): v is string => typeof v === 'string' && /^\d+$/.test(v));
+  const w = new Where();
+  w.add((p) => `target = ${p}`, q.target);
+  w.add((p) => `id < ${p}::bigint`, after);
+  const { rows } = await db.query(`SELECT id::text, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after
+    FROM ${s}.audit ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}`, w.values);
+  const items = rows.slice(0, limit).map(auditOf);
+  return { items, next: rows.length > limit && items.length > 0 ? encodeCursor(items.at(-1)?.id) : null };
+}
+
+/** An audit row as the store contract shows it. */
+export function auditOf(r: Record<string, unknown>): AuditEntry {
+  return { id: r.id as string, at: Math.round(num(r.at)), actor: r.actor as string, action: r.action as string, target: r.target as string, before: r.before ?? null, after: r.after ?? null };
 }

@@ -62,3 +62,17 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
     throw err;
   }
 }
+
+/**
+ * Runs a batch statement again when PostgreSQL chose it as a deadlock victim (two batches
+ * locking shared balance rows in different orders); it is idempotent per request id.
+ */
+export async function retryDeadlock<T>(query: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await query();
+    } catch (err) {
+      if (n >= attempts || (err as { code?: string }).code !== '40P01') throw err;
+    }
+  }
+}

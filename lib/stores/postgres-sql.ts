@@ -1,9 +1,12 @@
+import { findKeySql } from './postgres-keys';
+
 /** The SQL of PostgresStore: each money movement is one statement (a settlement batch, one transaction). */
 
 /** Statements for a schema (its name is checked before it gets here). */
 export function statements(s: string) {
   return Object.freeze({
-    findCaller: `SELECT caller_id, models, limits, disabled FROM ${s}.callers WHERE key_hash = $1`,
+    findCaller: findKeySql(s),
+    touchKey: `UPDATE ${s}.callers SET last_used_at = now() WHERE key_hash = $1`,
     // The reserves of one tick in one statement: balance rows locked in caller order, then per
     // caller the requests are admitted in arrival order while their running total fits.
     reserveMany: `WITH x AS (
@@ -69,8 +72,11 @@ export function statements(s: string) {
         duration_ms = EXCLUDED.duration_ms, ttfb_ms = EXCLUDED.ttfb_ms, upstream = EXCLUDED.upstream, detail = EXCLUDED.detail,
         end_user = EXCLUDED.end_user, attempts = EXCLUDED.attempts
       WHERE ${s}.request_log.status = 0`,
-    addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, caller_id, models, limits, disabled) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (key_hash) DO UPDATE SET caller_id = $2, models = $3, limits = $4, disabled = $5)
+    // Provisioning: a new key, or new grants for a known one; its status changes only when `disabled` is given (revoked stays revoked).
+    addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, key_id, prefix, caller_id, models, limits, status)
+        VALUES ($1, 'key_' || left($1, 20), $6, $2, $3, $4, CASE WHEN $5::boolean THEN 'disabled' ELSE 'active' END)
+        ON CONFLICT (key_hash) DO UPDATE SET caller_id = $2, models = $3, limits = $4,
+          status = CASE WHEN ${s}.callers.status = 'revoked' OR $5::boolean IS NULL THEN ${s}.callers.status WHEN $5 THEN 'disabled' ELSE 'active' END)
       INSERT INTO ${s}.balances (caller_id) VALUES ($2) ON CONFLICT DO NOTHING`,
     // Exactly once per idempotency key: the balance moves only with the ledger row the key inserts.
     credit: `WITH l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind, idempotency_key) VALUES ($1, $2, 'credit', $3)
@@ -96,6 +102,8 @@ export function statements(s: string) {
         b AS (UPDATE ${s}.balances x SET balance = x.balance - $3::bigint FROM r WHERE x.caller_id = r.caller_id AND $3::bigint <> 0),
         g AS (UPDATE ${s}.request_log SET charge = charge + $3::bigint, billing_status = $6 WHERE request_id = $1 AND EXISTS (SELECT 1 FROM r))
       SELECT count(*)::int AS applied FROM r`,
+    appendAudit: `INSERT INTO ${s}.audit (actor, action, target, before, after) VALUES ($1, $2, $3, $4, $5)
+      RETURNING id::text, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after`,
     balance: `SELECT balance, held, carry, (SELECT coalesce(sum(amount), 0) FROM ${s}.ledger WHERE caller_id = $1) AS ledger
       FROM ${s}.balances WHERE caller_id = $1`,
   });

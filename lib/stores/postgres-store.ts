@@ -1,15 +1,18 @@
 /** PostgresStore: the GatewayStore for several instances over one PostgreSQL (pg client). */
-import type { Caller, LimitSettings } from '../types';
+import type { Caller } from '../types';
 import { Batcher } from './batcher';
 import { hashKey } from './hash';
 import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
 import * as reads from './postgres-reads';
+import * as pgKeys from './postgres-keys';
+import { prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import { decimal, num } from './postgres-reads';
+import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
-import { settleBatch } from './postgres-settle';
+import { retryDeadlock, settleBatch } from './postgres-settle';
 import { statements } from './postgres-sql';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
@@ -38,25 +41,11 @@ const reportToStderr = (err: unknown): void => {
 const KEY_CACHE_SIZE = 10_000;
 
 /**
- * Runs a batch statement again when PostgreSQL chose it as a deadlock victim (two batches
- * locking shared balance rows in different orders); it is idempotent per request id.
- */
-async function retryDeadlock<T>(query: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await query();
-    } catch (err) {
-      if (n >= attempts || (err as { code?: string }).code !== '40P01') throw err;
-    }
-  }
-}
-
-/**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
  * Reserve is one statement and settle one transaction: atomic across instances, exactly once per
  * request id by primary key. Run `migrate()` once before use (safe from every instance).
  */
-export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
+export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore {
   readonly schema: string;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
@@ -109,12 +98,9 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
     const cached = this.keys.get(keyHash);
     if (cached && cached.until > Date.now()) return cached.caller;
     const row = (await this.run('findCaller', [keyHash])).rows[0];
-    const caller: Caller | undefined = row && {
-      id: row.caller_id as string,
-      ...(row.models ? { models: row.models as string[] } : {}),
-      ...(row.limits ? { limits: row.limits as LimitSettings } : {}),
-      disabled: row.disabled === true,
-    };
+    const caller: Caller | undefined = row && pgKeys.callerOfRow(row);
+    // The time of use, at most once per cache period per instance; a failure is only reported.
+    if (row) this.run('touchKey', [keyHash]).catch(this.onError);
     // Only keys that exist are cached, and at most KEY_CACHE_SIZE of them: random keys sent by an
     // attacker must not grow this map.
     if (caller && this.keyCacheMs > 0) {
@@ -187,7 +173,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
   /** Adds or replaces a key (stored as its digest). Never moves money. */
   async addKey(key: string, caller: MemoryKey): Promise<void> {
     checkProvision(caller, 'PostgresStore');
-    await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? false]);
+    await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? null, prefixOf(key)]);
     this.keys.delete(hashKey(key));
   }
 
@@ -212,6 +198,28 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads {
 
   resolveReview(decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> {
     return reads.resolveReview((name, values) => this.run(name, values), decision);
+  }
+
+  createKey(key: NewKey): Promise<KeyRecord> { return pgKeys.createKey(this.pool, this.schema, key); }
+
+  getKey(keyId: string): Promise<KeyRecord | undefined> { return pgKeys.getKey(this.pool, this.schema, keyId); }
+
+  listKeys(query: { callerId?: string; limit?: number; after?: string } = {}): Promise<Page<KeyRecord>> { return pgKeys.listKeys(this.pool, this.schema, query); }
+
+  /** Applies an operator's change; this instance forgets its cached callers, others within `keyCacheMs`. */
+  async updateKey(keyId: string, patch: KeyPatch): Promise<{ before: KeyRecord; after: KeyRecord } | undefined> {
+    const out = await pgKeys.updateKey(this.pool, this.schema, keyId, patch);
+    this.keys.clear();
+    return out;
+  }
+
+  async appendAudit(entry: Omit<AuditEntry, 'id' | 'at'>): Promise<AuditEntry> {
+    const row = (await this.run('appendAudit', [entry.actor, entry.action, entry.target, JSON.stringify(entry.before ?? null), JSON.stringify(entry.after ?? null)])).rows[0];
+    return reads.auditOf(row as Record<string, unknown>);
+  }
+
+  listAudit(query: AuditQuery = {}): Promise<Page<AuditEntry>> {
+    return reads.listAudit(this.pool, this.schema, query);
   }
 
   listLedger(query: ReadQuery = {}): Promise<Page<LedgerEntry>> {

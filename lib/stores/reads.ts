@@ -46,6 +46,8 @@ export interface ReadQuery {
 
 /** Filters of the request log. */
 export interface RequestQuery extends ReadQuery {
+  /** One request by its id. */
+  requestId?: string;
   model?: string;
   endpoint?: string;
   status?: number;

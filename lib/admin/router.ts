@@ -1,0 +1,53 @@
+/** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit), mounted apart from the public router. */
+import express, { type RequestHandler, type Router } from 'express';
+import { createCatalog, type Catalog, type ModelEntry } from '../catalog';
+import { errorHandler } from '../middleware/error-handler';
+import { jsonBody } from '../middleware/json-body';
+import { notFound } from '../middleware/not-found';
+import { requestId } from '../middleware/request-id';
+import { sendJson } from '../wire/send-json';
+import { accountRoutes } from './accounts';
+import { adminAuth, type AdminToken } from './auth';
+import { keyRoutes } from './keys';
+import { adminOpenApi } from './openapi';
+import { recordRoutes } from './records';
+import { ADMIN_METHODS, type AdminStore } from './store';
+
+/** Options of createAdminRouter(). */
+export interface AdminRouterOptions {
+  /** The gateway's store (MemoryStore and PostgresStore have every method the API needs). Required. */
+  store: AdminStore;
+  /** Admin tokens; `read` ones may only GET. Required. */
+  tokens: readonly AdminToken[];
+  /** The catalog, for GET /models. Default: an empty list. */
+  models?: readonly ModelEntry[] | Catalog;
+}
+
+/**
+ * Mount it on a path or port of its own (`app.use('/admin', createAdminRouter({ store, tokens }))`).
+ * `GET /openapi.json` describes every route (OpenAPI 3.1); errors use the gateway's shape; every
+ * write is in the audit trail with the token's name; no answer holds a secret but a new key's.
+ */
+export function createAdminRouter(options: AdminRouterOptions): Router {
+  const store = options?.store;
+  const missing = ADMIN_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
+  if (missing.length > 0) throw new TypeError(`createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
+  const catalog = options.models === undefined ? undefined : createCatalog(options.models);
+  const router = express.Router();
+  const parse = jsonBody();
+  // A JSON body where one is sent; a bodiless POST (disable, revoke…) reads as {}.
+  const body: RequestHandler = function adminBody(req, res, next) {
+    const sent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (req.method === 'GET' || !sent) {
+      req.body = {};
+      next();
+      return;
+    }
+    parse(req, res, next);
+  };
+  router.use(requestId({ endpoint: 'admin' }), adminAuth(options.tokens), body);
+  router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
+  router.use(keyRoutes(store), accountRoutes(store), recordRoutes(store, catalog));
+  router.use(notFound(), errorHandler());
+  return router;
+}

@@ -1,0 +1,65 @@
+/** API keys as records an operator manages: created, listed, updated, disabled, rotated, revoked (never deleted). */
+import { GatewayError } from '../errors';
+import type { Caller, LimitSettings } from '../types';
+import type { Page } from './reads';
+import type { Awaitable } from './types';
+
+/** A key's state: `revoked` is final; `disabled` can be enabled again. */
+export type KeyStatus = 'active' | 'disabled' | 'revoked';
+
+/** What a store keeps of a key: never the secret, only its digest (the id derives from it) and a display prefix. */
+export interface KeyRecord {
+  keyId: string;
+  /** The first characters of the secret, to recognise it (e.g. "sk-live-ab"). */
+  prefix: string;
+  callerId: string;
+  models: string[] | null;
+  limits: LimitSettings | null;
+  metadata: Record<string, string> | null;
+  status: KeyStatus;
+  /** Epoch ms. */
+  createdAt: number;
+  lastUsedAt: number | null;
+  /** After this time (epoch ms) the key no longer works: the old secret of a rotation. */
+  expiresAt: number | null;
+}
+
+/** A new key: its digest and prefix (the secret itself never reaches a store). */
+export interface NewKey {
+  keyHash: string;
+  prefix: string;
+  callerId: string;
+  models?: readonly string[] | null;
+  limits?: LimitSettings | null;
+  metadata?: Record<string, string> | null;
+  expiresAt?: number | null;
+}
+
+/** The fields an update may change. */
+export type KeyPatch = Partial<Pick<KeyRecord, 'models' | 'limits' | 'metadata' | 'status' | 'expiresAt'>>;
+
+/** Key management (both built-in stores). */
+export interface KeyAdminStore {
+  createKey(key: NewKey): Awaitable<KeyRecord>;
+  getKey(keyId: string): Awaitable<KeyRecord | undefined>;
+  listKeys(query?: { callerId?: string; limit?: number; after?: string }): Awaitable<Page<KeyRecord>>;
+  /** Applies `patch`; returns the record before and after, or undefined for an unknown key. A revoked key changes no more. */
+  updateKey(keyId: string, patch: KeyPatch): Awaitable<{ before: KeyRecord; after: KeyRecord } | undefined>;
+}
+
+/** The public id of a key: derived from its digest, so it names the key without revealing it. */
+export const keyIdOf = (keyHash: string): string => `key_${keyHash.slice(0, 20)}`;
+
+/** The display prefix of a secret: its first 10 characters at most (never more than a third of it). */
+export const prefixOf = (secret: string): string => secret.slice(0, Math.min(10, Math.floor(secret.length / 3)));
+
+/** The caller a key authenticates now: refused (disabled) when the key is not active or has expired. */
+export function callerOf(r: KeyRecord, now: number): Caller {
+  const usable = r.status === 'active' && (r.expiresAt === null || r.expiresAt > now);
+  return { id: r.callerId, ...(r.models ? { models: r.models } : {}), ...(r.limits ? { limits: r.limits } : {}), disabled: !usable };
+}
+
+/** A revoked key refuses every change: revocation is final (history is kept). */
+export function checkPatch(before: KeyRecord, patch: KeyPatch): void {
+  if (before.status === 'revoked') throw new GatewayError('invalid_request_error', `keyId: ${before.keyId} is revoked; create a new key instead.`);
+}
