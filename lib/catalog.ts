@@ -80,6 +80,37 @@ export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog 
   return catalog;
 }
 
+/**
+ * A catalog that can be replaced while it serves: `replace()` checks the new list whole (and
+ * throws, naming the entry and the fix, leaving the old one serving) before it swaps.
+ */
+export class LiveCatalog {
+  private current: Catalog;
+
+  constructor(models: readonly ModelEntry[] | Catalog) {
+    this.current = createCatalog(models);
+  }
+
+  get(): Catalog {
+    return this.current;
+  }
+
+  replace(models: readonly ModelEntry[]): Catalog {
+    this.current = createCatalog(models);
+    return this.current;
+  }
+}
+
+/** The models option of a middleware, as a function giving the catalog of the moment. */
+export type ModelsOption = readonly ModelEntry[] | Catalog | LiveCatalog;
+
+/** Reads a models option: a live catalog as it is now, anything else checked once. */
+export function catalogReader(models: ModelsOption): () => Catalog {
+  if (models instanceof LiveCatalog) return () => models.get();
+  const fixed = createCatalog(models);
+  return () => fixed;
+}
+
 /** Whether a caller may use a model (no allow-list means every model). */
 export function allowed(caller: Caller | undefined, id: string): boolean {
   return !caller?.models || caller.models.includes(id);

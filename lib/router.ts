@@ -1,6 +1,7 @@
 /** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
 import express, { type Response, type Router } from 'express';
 import type { LiveFigures } from './observe/metrics';
+import { LiveCatalog } from './catalog';
 import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
@@ -45,6 +46,8 @@ export type GatewayRouter = Router & {
   close(options?: { graceMs?: number }): Promise<void>;
   /** Whether close() has begun (readiness fails from then on). */
   readonly draining: boolean;
+  /** The catalog this router serves; `models.replace([...])` swaps it whole, at once, on this instance. */
+  readonly models: LiveCatalog;
 };
 
 /**
@@ -55,7 +58,8 @@ export type GatewayRouter = Router & {
  */
 export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const config = resolveOptions(options);
-  const { store, catalog: models } = config;
+  const { store } = config;
+  const models = new LiveCatalog(config.catalog);
   const router = express.Router() as GatewayRouter;
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;
@@ -99,6 +103,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     await config.writer.flush();
   };
   Object.defineProperty(router, 'draining', { get: () => gate.closing });
+  Object.defineProperty(router, 'models', { value: models });
   config.metrics?.addSource(() => liveFigures(gate.responses()));
   return router;
 }

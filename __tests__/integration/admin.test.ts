@@ -43,8 +43,9 @@ describe.each([
     made = await make();
     const models = llmModels(upstream.url, upstream.url, ['claude-json', 'claude-stream', 'claude-midstream-error']);
     const app = express();
-    app.use('/admin', createAdminRouter({ store: made.store, models, tokens: [{ name: 'ops', token: WRITE, access: 'write' }, { name: 'viewer', token: READ, access: 'read' }] }));
-    app.use(createGatewayRouter({ store: made.store, models }));
+    const gateway = createGatewayRouter({ store: made.store, models });
+    app.use('/admin', createAdminRouter({ store: made.store, models: gateway.models, tokens: [{ name: 'ops', token: WRITE, access: 'write' }, { name: 'viewer', token: READ, access: 'read' }] }));
+    app.use(gateway);
     server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -156,6 +157,25 @@ describe.each([
     expect(trail.body.items).toEqual([expect.objectContaining({ actor: 'ops', action: 'review.charge', after: expect.objectContaining({ requestId }) })]);
     const credits = await admin('GET', '/audit?target=caller:rev');
     expect(credits.body.items).toEqual([expect.objectContaining({ actor: 'ops', action: 'credit', before: expect.objectContaining({ balance: 0 }), after: expect.objectContaining({ balance: 1_000_000 }) })]);
+  });
+
+  it('models: the catalog is read and replaced at runtime, atomically; a bad one is refused whole and the old one keeps serving', async () => {
+    const created = await admin('POST', '/keys', { callerId: 'cat' });
+    await admin('POST', '/accounts/cat/credits', { amount: 100_000 }, { headers: { 'idempotency-key': 'cat-open' } });
+    const current = (await admin('GET', '/models')).body.models as Array<Record<string, unknown>>;
+    expect(await call(created.body.key, 'claude-new')).toBe(404);
+    const added = [...current, { id: 'claude-new', capability: 'llm', upstream: 'anthropic', upstreamModel: 'claude-json', pricing: { input: '0.5', output: 2 } }];
+    expect((await admin('PUT', '/models', { models: added })).body.models.map((m: { id: string }) => m.id)).toContain('claude-new');
+    expect(await call(created.body.key, 'claude-new')).toBe(200); // serves at once
+    const duplicate = await admin('PUT', '/models', { models: [...added, { id: 'claude-new', capability: 'llm', upstream: 'anthropic', free: true }] });
+    expect(duplicate).toMatchObject({ status: 400, body: { error: { message: 'models: the id "claude-new" is listed twice; ids must be unique.' } } });
+    const badPrice = await admin('PUT', '/models', { models: [{ id: 'x', capability: 'llm', upstream: 'anthropic', pricing: { input: '0.1234567' } }] });
+    expect(badPrice).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^models\[0\]: "x": pricing.input must be/) } } });
+    expect(await admin('PUT', '/models', { models: [{ id: 'x', capability: 'llm', upstream: 'nowhere', free: true }] })).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/^models\.0\.upstream: no adapter named "nowhere"/) } } });
+    expect(await call(created.body.key, 'claude-new')).toBe(200); // the refused lists changed nothing
+    expect((await admin('GET', '/audit?target=models')).body.items[0]).toMatchObject({ action: 'models.replace', actor: 'ops' });
+    await admin('PUT', '/models', { models: current });
+    expect(await call(created.body.key, 'claude-new')).toBe(404);
   });
 
   it('serves its OpenAPI 3.1 document, which a maintained validator accepts', async () => {

@@ -54,6 +54,7 @@ const schemas = {
 };
 
 const grants = { models: { type: ['array', 'null'], items: { type: 'string' } }, limits, metadata: { type: ['object', 'null'], additionalProperties: { type: 'string' } } };
+const modelList = { type: 'object', required: ['models'], properties: { models: { type: 'array', items: ref('Model') } } };
 const keyAction = (summary: string) => ({ post: { summary, parameters: [param('keyId', 'path')], responses: { 200: json(ref('Key')), ...errors } } });
 
 /** The document; `servers` is left to the host, which mounts the router where it likes. */
@@ -98,7 +99,14 @@ export const adminOpenApi = Object.freeze({
       },
     },
     '/spend': { get: { summary: 'Spend per caller × model × UTC day', parameters: [param('from', 'query', 'integer', true), param('to', 'query', 'integer', true), param('callerId', 'query')], responses: { 200: json({ type: 'array', items: ref('Spend') }), ...errors } } },
-    '/models': { get: { summary: 'The catalog as it serves', responses: { 200: json({ type: 'object', required: ['models'], properties: { models: { type: 'array', items: ref('Model') } } }), ...errors } } },
+    '/models': {
+      get: { summary: 'The catalog as it serves', responses: { 200: json(modelList), ...errors } },
+      put: {
+        summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name',
+        requestBody: body({ type: 'object', required: ['models'], properties: { models: { type: 'array', items: { type: 'object', required: ['id', 'capability', 'upstream'] } } } }),
+        responses: { 200: json(modelList), ...errors },
+      },
+    },
     '/audit': { get: { summary: 'Audit trail of operator writes, newest first', parameters: [param('target', 'query'), ...paging], responses: { 200: json(page('Audit')), ...errors } } },
   },
   components: {

@@ -1,14 +1,44 @@
 /** Admin routes for what happened: the request log (filters, one by id), the audit trail, the model catalog. */
 import express, { type Router } from 'express';
-import type { Catalog } from '../catalog';
+import { catalogReader, LiveCatalog, type ModelEntry, type ModelsOption } from '../catalog';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import type { BillingStatus } from '../stores/types';
 import { GatewayError } from '../errors';
-import { notFoundError, Query, route } from './http';
-import type { AdminStore } from './store';
+import { bodyOf, notFoundError, Query, route } from './http';
+import { audit, type AdminStore } from './store';
 
 const BILLING: readonly BillingStatus[] = ['billed', 'needs_review', 'not_billed', 'waived'];
 
-export function recordRoutes(store: AdminStore, catalog: Catalog | undefined): Router {
+type ModelInput = Omit<ModelEntry, 'upstream' | 'pricing' | 'maxOutputTokens'> & { upstream: string; pricing?: ModelEntry['pricing'] | null; maxOutputTokens?: number | null };
+
+/** The body of PUT /models: what GET /models shows is accepted back as it is. */
+const modelsBody = bodyOf<{ models: ModelInput[] }>({
+  type: 'object', required: ['models'], additionalProperties: false,
+  properties: {
+    models: {
+      type: 'array', minItems: 1, maxItems: 10_000,
+      items: {
+        type: 'object', required: ['id', 'capability', 'upstream'], additionalProperties: false,
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1 },
+          upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
+          displayName: { type: 'string' }, createdAt: { type: 'string' },
+          pricing: { type: ['object', 'null'], required: ['input'], additionalProperties: false, properties: { input: { type: ['number', 'string'] }, output: { type: ['number', 'string'] }, cacheRead: { type: ['number', 'string'] }, cacheWrite: { type: ['number', 'string'] } } },
+        },
+      },
+    },
+  },
+});
+
+/** A model as the admin API shows it. */
+const modelView = (m: Readonly<ModelEntry>) => ({
+  id: m.id, capability: m.capability, upstream: m.upstream.name, upstreamModel: m.upstreamModel ?? m.id, pricing: m.pricing ?? null,
+  free: m.free === true, maxOutputTokens: m.maxOutputTokens ?? null, temperature: m.temperature !== false,
+});
+
+export function recordRoutes(store: AdminStore, models: ModelsOption | undefined, upstreams: Readonly<Record<string, MessagesAdapter | RerankAdapter>>): Router {
+  const catalog = models === undefined ? undefined : catalogReader(models);
+  const live = models instanceof LiveCatalog ? models : undefined;
   const router = express.Router();
   router.get('/requests', route((req) => {
     const q = new Query(req.query);
@@ -28,11 +58,28 @@ export function recordRoutes(store: AdminStore, catalog: Catalog | undefined): R
     return store.listAudit({ target: q.str('target'), limit: q.int('limit'), after: q.str('after') });
   }));
   // The catalog as it serves (adapters by name: they are code, not data).
-  router.get('/models', route(() => ({
-    models: (catalog?.models ?? []).map((m) => ({
-      id: m.id, capability: m.capability, upstream: m.upstream.name, upstreamModel: m.upstreamModel ?? m.id, pricing: m.pricing ?? null,
-      free: m.free === true, maxOutputTokens: m.maxOutputTokens ?? null, temperature: m.temperature !== false,
-    })),
-  })));
+  router.get('/models', route(() => ({ models: (catalog?.().models ?? []).map(modelView) })));
+  // Replaced whole and at once; a list with any problem is refused and the old one keeps serving.
+  router.put('/models', route(async (req, res) => {
+    if (!live) throw new GatewayError('invalid_request_error', 'models: this admin router was given a fixed catalog; pass { models: router.models } to replace it.');
+    const { models } = modelsBody(req.body);
+    const adapters = new Map<string, MessagesAdapter | RerankAdapter>();
+    for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
+    for (const [name, adapter] of Object.entries(upstreams)) adapters.set(name, adapter);
+    const entries: ModelEntry[] = models.map(({ upstream, pricing, maxOutputTokens, ...m }, i) => {
+      const adapter = adapters.get(upstream);
+      if (!adapter) throw new GatewayError('invalid_request_error', `models.${i}.upstream: no adapter named "${upstream}" (known: ${[...adapters.keys()].join(', ')}).`);
+      return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) };
+    });
+    const before = live.get().models.map(modelView);
+    try {
+      live.replace(entries);
+    } catch (err) {
+      throw new GatewayError('invalid_request_error', err instanceof Error ? err.message.replace(/^option "models"/, 'models') : String(err));
+    }
+    const after = live.get().models.map(modelView);
+    await audit(store, res, 'models.replace', 'models', before, after);
+    return { models: after };
+  }));
   return router;
 }

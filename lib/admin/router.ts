@@ -1,6 +1,7 @@
 /** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit), mounted apart from the public router. */
 import express, { type RequestHandler, type Router } from 'express';
-import { createCatalog, type Catalog, type ModelEntry } from '../catalog';
+import { catalogReader, type ModelsOption } from '../catalog';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import { errorHandler } from '../middleware/error-handler';
 import { jsonBody } from '../middleware/json-body';
 import { notFound } from '../middleware/not-found';
@@ -19,8 +20,13 @@ export interface AdminRouterOptions {
   store: AdminStore;
   /** Admin tokens; `read` ones may only GET. Required. */
   tokens: readonly AdminToken[];
-  /** The catalog, for GET /models. Default: an empty list. */
-  models?: readonly ModelEntry[] | Catalog;
+  /**
+   * The catalog for GET /models; the router's own `router.models` also allows PUT /models to
+   * replace it at runtime. Default: none (an empty list).
+   */
+  models?: ModelsOption;
+  /** Adapters a replaced catalog may name, besides those the catalog already uses (by adapter name). Default: none. */
+  upstreams?: Readonly<Record<string, MessagesAdapter | RerankAdapter>>;
 }
 
 /**
@@ -32,7 +38,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   const store = options?.store;
   const missing = ADMIN_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) throw new TypeError(`createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
-  const catalog = options.models === undefined ? undefined : createCatalog(options.models);
+  if (options.models !== undefined) catalogReader(options.models); // checked now, not at the first request
   const router = express.Router();
   const parse = jsonBody();
   // A JSON body where one is sent; a bodiless POST (disable, revoke…) reads as {}.
@@ -47,7 +53,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   };
   router.use(requestId({ endpoint: 'admin' }), adminAuth(options.tokens), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store), accountRoutes(store), recordRoutes(store, catalog));
+  router.use(keyRoutes(store), accountRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
   router.use(notFound(), errorHandler());
   return router;
 }

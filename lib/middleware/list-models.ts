@@ -1,14 +1,14 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler } from 'express';
-import { allowed, createCatalog, type Catalog, type ModelEntry } from '../catalog';
+import { allowed, catalogReader, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 
 /** Options of listModels(). */
 export interface ListModelsOptions {
   /** The catalog. Required. */
-  models: readonly ModelEntry[] | Catalog;
+  models: ModelsOption;
 }
 
 /** One model record: the OpenAI and Anthropic item shapes side by side, plus `capability`. */
@@ -38,10 +38,17 @@ function record(model: Readonly<ModelEntry>): ModelRecord {
  * `has_more: false`, so neither SDK asks for another; with `:id`, one record or 404.
  */
 export function listModels(options: ListModelsOptions): RequestHandler {
-  const catalog = createCatalog(options?.models);
-  const records = new Map(catalog.models.map((m) => [m.id, Object.freeze(record(m))]));
+  const catalogNow = catalogReader(options?.models);
+  // The records of each catalog, made once (a replaced catalog gets its own).
+  const made = new WeakMap<Catalog, Map<string, ModelRecord>>();
+  const recordsOf = (catalog: Catalog): Map<string, ModelRecord> => {
+    let records = made.get(catalog);
+    if (!records) made.set(catalog, (records = new Map(catalog.models.map((m) => [m.id, Object.freeze(record(m))]))));
+    return records;
+  };
   return function listModelsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
+    const records = recordsOf(catalogNow());
     const id = (req.params as Record<string, string | undefined>).id;
     if (id !== undefined) {
       const one = records.get(id);

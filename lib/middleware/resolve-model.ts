@@ -1,6 +1,6 @@
 /** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
 import type { RequestHandler } from 'express';
-import { allowed, createCatalog, type Catalog, type ModelEntry } from '../catalog';
+import { allowed, catalogReader, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Capability } from '../types';
@@ -11,7 +11,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 /** Options of resolveModel(). */
 export interface ResolveModelOptions {
   /** The catalog. Required. */
-  models: readonly ModelEntry[] | Catalog;
+  models: ModelsOption;
   /** Capability the endpoint needs. Required. */
   capability: Capability;
 }
@@ -22,14 +22,14 @@ export interface ResolveModelOptions {
  * `max_tokens` over the model's `maxOutputTokens`: 400.
  */
 export function resolveModel(options: ResolveModelOptions): RequestHandler {
-  const catalog = createCatalog(options?.models);
+  const catalogNow = catalogReader(options?.models);
   const { capability } = options;
   if (capability !== 'llm' && capability !== 'rerank') throw new TypeError('resolveModel: option "capability" must be "llm" or "rerank".');
   return function resolveModelMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const body = req.body as { model?: unknown; max_tokens?: unknown };
     const id = typeof body?.model === 'string' ? body.model : '';
-    const model = catalog.byId.get(id);
+    const model = catalogNow().byId.get(id);
     if (!model || !allowed(ctx.caller, id)) {
       next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
       return;
