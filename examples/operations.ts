@@ -1,7 +1,7 @@
-/** An operated gateway: the public router on one port; metrics and health on an operator port; one JSON log line per request. */
+/** An operated gateway: the public router on one port; the admin API, metrics and health on an operator port; one JSON log line per request. */
 import express from 'express';
 import { Pool } from 'pg';
-import { anthropicAdapter, createGatewayRouter, createMetrics, health, localStandIn, MemoryStore, PostgresStore } from '../lib';
+import { anthropicAdapter, createAdminRouter, createGatewayRouter, createMetrics, health, localStandIn, MemoryStore, PostgresStore } from '../lib';
 import type { LoggerLike, ModelEntry } from '../lib';
 
 /** A pino-compatible logger writing JSON lines to stdout (use pino itself in production). */
@@ -27,6 +27,8 @@ async function main(): Promise<void> {
 
   const publicApp = express().use(router);
   const operatorApp = express().get('/metrics', metrics.handler()).get('/livez', checks.live).get('/readyz', checks.ready);
+  const adminToken = process.env.ADMIN_TOKEN;
+  if (adminToken) operatorApp.use('/admin', createAdminRouter({ store, models: router.models, tokens: [{ name: 'operator', token: adminToken, access: 'write' }] }));
   const publicServer = publicApp.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
     const operatorServer = operatorApp.listen(Number(process.env.OPERATOR_PORT ?? 9464), '127.0.0.1', () => {
       const port = (s: typeof publicServer): number => (s.address() as { port: number }).port;

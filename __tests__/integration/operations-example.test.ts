@@ -10,11 +10,11 @@ let upstream: FakeServer;
 beforeAll(async () => { upstream = await startAnthropicFake(); });
 afterAll(async () => upstream.close());
 
-it('serves, exposes metrics and readiness on the operator port, logs a JSON line per request, and drains on SIGTERM', async () => {
+it('serves, exposes the admin API, metrics and readiness on the operator port, logs a JSON line per request, and drains on SIGTERM', async () => {
   const schema = uniqueSchema();
   const child: ChildProcess = fork(path.join(__dirname, '..', '..', 'examples', 'operations.ts'), [], {
     execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, DATABASE_URL: PG_URL, GATEWAY_SCHEMA: schema, GATEWAY_KEY: 'sk-operated', PORT: '0', OPERATOR_PORT: '0',
+    env: { ...process.env, DATABASE_URL: PG_URL, GATEWAY_SCHEMA: schema, GATEWAY_KEY: 'sk-operated', PORT: '0', OPERATOR_PORT: '0', ADMIN_TOKEN: 'operator-token-0123456789',
       ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: UPSTREAM_KEY, UPSTREAM_MODEL: 'claude-json' },
   });
   let out = '';
@@ -34,6 +34,8 @@ it('serves, exposes metrics and readiness on the operator port, logs a JSON line
     const line = out.split('\n').find((l) => l.includes(`"requestId":"${requestId}"`)) as string;
     expect(JSON.parse(line)).toMatchObject({ level: 'info', msg: 'request finished', status: 200, billingStatus: 'billed', cost: '0.03' });
     expect(await (await fetch(`${operator}/metrics`)).text()).toMatch(/model_gateway_requests_total\{endpoint="messages",model="claude",status="200"\} 1/);
+    const account = await fetch(`${operator}/admin/accounts/operator-demo`, { headers: { authorization: 'Bearer operator-token-0123456789' } });
+    expect(await account.json()).toMatchObject({ callerId: 'operator-demo', balance: 1_000_000, carry: '0.03' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
