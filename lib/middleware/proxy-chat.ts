@@ -5,11 +5,10 @@ import { completionFromMessage } from '../chat/translate';
 import { gatewayContext } from '../context';
 import { openaiErrorBody } from '../errors';
 import type { MessagesRequest } from '../types';
-import { modelFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from '../upstreams/run-call';
 import { sendJson } from '../wire/send-json';
 import { dataFrame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
-import { upstreamMessagesRequest } from './proxy-messages';
 
 /**
  * Needs `validate('chat')` (which turns the body into a Messages body) and
@@ -21,11 +20,9 @@ import { upstreamMessagesRequest } from './proxy-messages';
 export function proxyChatCompletions(): RequestHandler {
   return function proxyChatCompletionsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
-    const resolved = modelFor(ctx, 'messages', next);
+    const resolved = messagesCallFor(ctx, req.body as MessagesRequest, next);
     if (!resolved) return;
-    const { model, adapter } = resolved;
-    const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
-    ctx.usage.boundOutput(request.max_tokens);
+    const { model, adapter, request } = resolved;
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {

@@ -3,19 +3,11 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import type { MessagesRequest } from '../types';
-import { modelFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
 import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
-
-/** The body sent to the adapter: upstream model name, `temperature` only where the model takes it. */
-export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
-  const { stream: _stream, ...rest } = body;
-  const request: MessagesRequest = { ...rest, model: model.upstreamModel ?? model.id };
-  if (model.temperature === false) delete request.temperature;
-  return request;
-}
 
 async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
   const message = await adapter.create(request, call);
@@ -45,11 +37,9 @@ function anthropicFormat(model: string): StreamFormat {
 export function proxyMessages(): RequestHandler {
   return function proxyMessagesMiddleware(req, res, next: NextFunction) {
     const ctx = gatewayContext(res);
-    const resolved = modelFor(ctx, 'messages', next);
+    const resolved = messagesCallFor(ctx, req.body as MessagesRequest, next);
     if (!resolved) return;
-    const { model, adapter } = resolved;
-    const request = upstreamMessagesRequest(req.body as MessagesRequest, model);
-    ctx.usage.boundOutput(request.max_tokens);
+    const { model, adapter, request } = resolved;
     startCall(ctx, res, next, adapter.name, (call) =>
       ctx.stream ? streamAnswer(adapter, request, call, ctx, res, anthropicFormat(model.id)) : answerJson(adapter, request, call, ctx, res));
   };

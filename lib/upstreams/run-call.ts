@@ -4,6 +4,7 @@ import type { ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { toGatewayError } from '../errors';
 import { CallContext } from './call-context';
+import type { MessagesRequest } from '../types';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
 /**
@@ -67,4 +68,21 @@ export function modelFor<K extends 'messages' | 'rerank'>(
   const capability = kind === 'messages' ? 'llm' : 'rerank';
   next(new Error(`model-gateway: the ${kind} proxy needs resolveModel({ capability: "${capability}" }) before it.`));
   return undefined;
+}
+
+/** The body sent to a Messages adapter: the upstream model name, `temperature` only where the model takes it. */
+export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
+  const { stream: _stream, ...rest } = body;
+  const request: MessagesRequest = { ...rest, model: model.upstreamModel ?? model.id };
+  if (model.temperature === false) delete request.temperature;
+  return request;
+}
+
+/** A Messages call's model, adapter and upstream request (its output bound recorded), or undefined once `next` has the error. */
+export function messagesCallFor(ctx: GatewayContext, body: MessagesRequest, next: NextFunction): { model: Readonly<ModelEntry>; adapter: MessagesAdapter; request: MessagesRequest } | undefined {
+  const resolved = modelFor(ctx, 'messages', next);
+  if (!resolved) return undefined;
+  const request = upstreamMessagesRequest(body, resolved.model);
+  ctx.usage.boundOutput(request.max_tokens);
+  return { ...resolved, request };
 }
