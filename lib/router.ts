@@ -98,12 +98,13 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   if (config.notFound) router.use(paths, compose([...head(), notFound()]));
   router.use(paths, errorHandler());
+  const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {
     await gate.drain(graceMs);
     await config.writer.flush();
+    stopFigures?.();
   };
   Object.defineProperty(router, 'draining', { get: () => gate.closing });
   Object.defineProperty(router, 'models', { value: models });
-  config.metrics?.addSource(() => liveFigures(gate.responses()));
   return router;
 }

@@ -1,6 +1,6 @@
 /** The built package loads with `require` and `import`; the packed tarball installs, type-checks strictly and serves. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
@@ -46,8 +46,16 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
 
   it('holds the build, the SQL migrations and the README, and no sources or tests', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
-    expect(files).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.mjs', 'package/dist/index.d.ts', 'package/dist/index.d.mts', 'package/dist/stores/sql/001_init.sql', 'package/README.md']));
+    expect(files).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.mjs', 'package/dist/index.d.ts', 'package/dist/index.d.mts', 'package/dist/stores/sql/001_init.sql', 'package/README.md',
+      'package/bin/model-gateway.js', 'package/dist/cli/config.schema.json']));
     expect(files.filter((f) => f.includes('__tests__') || f.startsWith('package/lib/'))).toEqual([]);
+  });
+
+  it('ships a working binary and the config schema editors can use', () => {
+    const bin = path.join(scratch, 'node_modules', 'model-gateway', 'bin', 'model-gateway.js');
+    expect(execFileSync(process.execPath, [bin, 'help'], { encoding: 'utf8' })).toContain('model-gateway serve [--config gateway.yaml]');
+    const schema = JSON.parse(readFileSync(path.join(scratch, 'node_modules', 'model-gateway', 'dist', 'cli', 'config.schema.json'), 'utf8')) as { title: string; required: string[] };
+    expect(schema).toMatchObject({ title: 'model-gateway config', required: ['models'] });
   });
 
   it('@arethetypeswrong/cli finds no problem for node10, node16 (CJS and ESM) and bundler', () => {

@@ -24,8 +24,8 @@ export interface GatewayMetrics extends GatewayObserver {
   readonly registry: Registry;
   /** Serves the text exposition (mount it where your scraper looks, e.g. `app.get('/metrics', metrics.handler())`). */
   handler(): RequestHandler;
-  /** Adds a router's live figures (createGatewayRouter does it for the router given these metrics). */
-  addSource(read: () => LiveFigures): void;
+  /** Adds a router's live figures (createGatewayRouter does it for the router given these metrics); returns its removal. */
+  addSource(read: () => LiveFigures): () => void;
 }
 
 // Bucket boundaries the OpenTelemetry GenAI semantic conventions advise.
@@ -101,6 +101,10 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
     },
     addSource(read) {
       sources.push(read);
+      return () => {
+        const at = sources.indexOf(read);
+        if (at >= 0) sources.splice(at, 1);
+      };
     },
   };
 }

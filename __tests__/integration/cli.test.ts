@@ -1,0 +1,190 @@
+/** The `model-gateway` binary as real processes: serve from a config (PostgreSQL, Redis), SDK clients, operator commands, SIGHUP, SIGTERM, zero-config. */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { PG_URL, pgPool, REDIS_URL, uniqueSchema } from '../helpers/services';
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'model-gateway.js');
+const ADMIN = 'cli-admin-token-0123456789';
+let upstream: FakeServer;
+let dir: string;
+const schema = uniqueSchema();
+beforeAll(async () => {
+  upstream = await startAnthropicFake();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'mgw-cli-'));
+});
+afterAll(async () => {
+  await upstream.close();
+  const pool = await pgPool(1);
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool.end();
+});
+
+/** The processes' environment; a variable given as undefined is left out. */
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+  const all: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: PG_URL, REDIS_URL, ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: UPSTREAM_KEY, ADMIN_TOKEN: ADMIN, ...extra };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
+};
+const config = (models: string[]): string => `
+server: { port: 0 }
+store: { type: postgres, url: "\${DATABASE_URL}", schema: ${schema}, keyCacheMs: 0 }
+redis: { url: "\${REDIS_URL}" }
+limits: { defaults: { rpm: 1000 }, keyPrefix: ${schema} }
+upstreams:
+  anthropic: { type: anthropic, baseURL: "\${ANTHROPIC_BASE_URL}", apiKey: "\${ANTHROPIC_API_KEY}" }
+models:
+${models.map((id) => `  - { id: ${id}, capability: llm, upstream: anthropic, upstreamModel: ${id === 'claude-slow' ? 'claude-slow' : 'claude-json'}, pricing: { input: 300, output: 1500 } }`).join('\n')}
+admin: { tokens: [{ name: ops, token: "\${ADMIN_TOKEN}", access: write }] }
+metrics: {}
+health: {}
+`;
+
+/** Runs an operator command to its end. */
+function cli(args: string[], extra: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: env(extra), encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** A running `serve`: its output so far, and a wait for a line. */
+function start(args: string[], extra: NodeJS.ProcessEnv = {}): { child: ChildProcess; out: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: env(extra) });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stderr?.on('data', (c: Buffer) => { out += c.toString(); });
+  const waitFor = async (re: RegExp): Promise<RegExpMatchArray> => {
+    for (let i = 0; i < 1500; i++) {
+      const m = re.exec(out);
+      if (m) return m;
+      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${out}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error(`timed out waiting for ${re}: ${out}`);
+  };
+  return { child, out: () => out, waitFor };
+}
+
+it('serves from a config with PostgreSQL and Redis: operator commands, SDK clients, SIGHUP reload (and a refused one), SIGTERM drain', async () => {
+  const file = path.join(dir, 'gateway.yaml');
+  writeFileSync(file, config(['claude', 'claude-slow']));
+  const gw = start(['--config', file]);
+  try {
+    const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
+    await gw.waitFor(/mounts: .*\n/); // the summary's last line
+    expect(gw.out()).toMatch(/store: postgres \(schema \w+, migrated\); limits: redis/);
+    expect(gw.out()).toContain('mounts: /v1 (public API), admin API /admin, metrics /metrics, health /livez /readyz');
+    expect(gw.out()).not.toContain(UPSTREAM_KEY);
+    expect(gw.out()).not.toContain(ADMIN);
+
+    const created = cli(['keys', 'create', 'tester', '--config', file, '--json']);
+    expect(created.code).toBe(0);
+    const { key, record } = JSON.parse(created.out) as { key: string; record: { keyId: string } };
+    expect(JSON.parse(cli(['credit', 'tester', '100000', '--idempotency-key', 'open', '--config', file, '--json']).out)).toMatchObject({ applied: true, account: { balance: 100000 } });
+    expect(JSON.parse(cli(['credit', 'tester', '100000', '--idempotency-key', 'open', '--config', file, '--json']).out)).toMatchObject({ applied: false, account: { balance: 100000 } });
+    expect(cli(['credit', 'tester', '5', '--config', file])).toMatchObject({ code: 2, err: expect.stringContaining('--idempotency-key is required') });
+
+    const anthropic = new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });
+    const message = await anthropic.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(message.model).toBe('claude');
+    const openai = new OpenAI({ apiKey: key, baseURL: `${url}/v1`, maxRetries: 0 });
+    expect((await openai.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'Hi' }] })).choices[0]?.message.content).toBe('Hello from the fake upstream');
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/admin/accounts/tester`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()).toMatchObject({ callerId: 'tester' });
+
+    // SIGHUP: a new model serves at once; an invalid file is refused and the old config keeps serving.
+    writeFileSync(file, config(['claude', 'claude-slow', 'claude-two']));
+    gw.child.kill('SIGHUP');
+    await gw.waitFor(/reloaded .*claude-two/);
+    expect((await anthropic.messages.create({ model: 'claude-two', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude-two');
+    writeFileSync(file, config(['claude']).replace('capability: llm', 'capability: vision'));
+    gw.child.kill('SIGHUP');
+    await gw.waitFor(/reload refused, the old config keeps serving: models\.0\.capability: must be one of "llm", "rerank"/);
+    expect((await anthropic.messages.create({ model: 'claude-two', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude-two');
+    writeFileSync(file, config(['claude', 'claude-slow', 'claude-two']));
+
+    expect(cli(['keys', 'list', '--config', file]).out).toContain(record.keyId);
+    expect(cli(['keys', 'disable', record.keyId, '--config', file]).code).toBe(0);
+    await expect(anthropic.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    expect(cli(['keys', 'enable', record.keyId, '--config', file]).code).toBe(0);
+    const rotated = JSON.parse(cli(['keys', 'rotate', record.keyId, '--grace-seconds', '60', '--config', file, '--json']).out) as { key: string };
+    expect((await new Anthropic({ apiKey: rotated.key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude');
+    expect(JSON.parse(cli(['reviews', 'list', '--config', file, '--json']).out)).toMatchObject({ reviews: [] });
+    expect(JSON.parse(cli(['migrate', '--config', file, '--json']).out)).toEqual({ applied: [] });
+
+    // SIGTERM while a stream is open: it finishes, billing is flushed, the process exits 0.
+    const streaming = anthropic.messages.stream({ model: 'claude-slow', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    const requestId = await new Promise<string>((resolve) => streaming.on('streamEvent', () => resolve(streaming.request_id as string)));
+    const exited = new Promise<number | null>((resolve) => gw.child.once('exit', resolve));
+    gw.child.kill('SIGTERM');
+    expect((await streaming.finalMessage()).stop_reason).toBe('end_turn');
+    expect(await exited).toBe(0);
+    expect(gw.out()).toContain('stopped');
+    const pool = await pgPool(1);
+    const row = await pool.query(`SELECT billing_status, cost::text FROM ${schema}.request_log WHERE request_id = $1`, [requestId]);
+    await pool.end();
+    expect(row.rows).toEqual([{ billing_status: 'billed', cost: '0.03' }]);
+    expect(gw.out()).not.toContain(key);
+  } catch (err) {
+    throw new Error(`${String(err)}\n--- gateway output ---\n${gw.out().slice(-3000)}`);
+  } finally {
+    if (gw.child.exitCode === null) gw.child.kill('SIGKILL');
+  }
+}, 90_000);
+
+it('refuses a bad config at start and in validate, naming the value\'s path and the fix; a missing variable by its name', async () => {
+  const bad = path.join(dir, 'bad.yaml');
+  writeFileSync(bad, config(['claude']).replace('keyCacheMs: 0', 'keyCacheMs: 0, pool: 5'));
+  const started = start(['--config', bad]);
+  const code = await new Promise<number | null>((resolve) => started.child.once('exit', resolve));
+  expect(code).toBe(2);
+  expect(started.out()).toContain('config: store.pool: unknown key; remove it or fix its spelling (allowed here: type, url, schema, keyCacheMs)');
+  expect(cli(['validate', '--config', bad])).toMatchObject({ code: 2, err: expect.stringContaining('store.pool: unknown key') });
+  expect(cli(['validate', '--config', bad, '--json'])).toMatchObject({ code: 2, out: expect.stringContaining('"error":"config: store.pool: unknown key') });
+  const good = path.join(dir, 'good.yaml');
+  writeFileSync(good, config(['claude']));
+  expect(cli(['validate', '--config', good], { REDIS_URL: undefined })).toMatchObject({ code: 2, err: expect.stringContaining('redis.url: environment variable REDIS_URL is not set') });
+  expect(cli(['validate', '--config', good])).toMatchObject({ code: 0, out: expect.stringContaining('valid (1 models)') });
+  expect(cli(['frobnicate', '--config', good])).toMatchObject({ code: 2, err: expect.stringContaining('unknown command: frobnicate') });
+});
+
+it('the sample config validates as shipped and starts (its ports set to 0 here)', async () => {
+  const sample = path.join(__dirname, '..', '..', 'examples', 'gateway.yaml');
+  const sampleEnv = { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-o', COHERE_BASE_URL: upstream.url, COHERE_API_KEY: 'sk-c', ADMIN_READ_TOKEN: 'cli-read-token-0123456789' };
+  expect(cli(['validate', '--config', sample], sampleEnv)).toMatchObject({ code: 0, out: expect.stringContaining('valid (4 models)') });
+  const copy = path.join(dir, 'sample.yaml');
+  writeFileSync(copy, readFileSync(sample, 'utf8').replace(/port: \d+/g, 'port: 0').replace('schema: model_gateway', `schema: ${schema}`));
+  const gw = start(['--config', copy], sampleEnv);
+  try {
+    await gw.waitFor(/mounts: .*admin API \/admin on :0, metrics \/metrics on :0, health \/livez \/readyz on :0/);
+    expect(gw.out()).toContain('models: claude (llm, anthropic), gpt (llm, openai), any-chat (llm, claude-or-gpt), rerank (rerank, cohere)');
+  } finally {
+    gw.child.kill('SIGTERM');
+    await new Promise((resolve) => gw.child.once('exit', resolve));
+  }
+}, 30_000);
+
+it('zero-config: with only ANTHROPIC_API_KEY it serves that provider on a memory store and prints an admin token and a first key once', async () => {
+  const gw = start([], { PORT: '0', DATABASE_URL: undefined, MODEL_GATEWAY_CONFIG: undefined });
+  try {
+    const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
+    const admin = (await gw.waitFor(/admin token \(shown once\): (\S+)\n/))[1] as string;
+    const key = (await gw.waitFor(/first caller key \(shown once\): ([^;\s]+);/))[1] as string;
+    expect(gw.out()).toContain('store: memory (lost on exit)');
+    expect(gw.out()).toContain('claude-sonnet-4-5 (llm, anthropic)');
+    const credit = await fetch(`${url}/admin/accounts/first-caller/credits`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'idempotency-key': 'first', 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1000 }) });
+    expect(credit.status).toBe(200);
+    const reply = await new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(reply.model).toBe('claude-haiku-4-5');
+    expect(gw.out().split(admin).length).toBe(2); // printed once
+  } finally {
+    gw.child.kill('SIGTERM');
+    await new Promise((resolve) => gw.child.once('exit', resolve));
+  }
+  const none = start([], { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, MODEL_GATEWAY_CONFIG: undefined });
+  expect(await new Promise<number | null>((resolve) => none.child.once('exit', resolve))).toBe(2);
+  expect(none.out()).toContain('no config: pass --config gateway.yaml, or set ANTHROPIC_API_KEY (or OPENAI_API_KEY)');
+}, 60_000);

@@ -1,0 +1,64 @@
+/** The JSON Schema of the standalone gateway's config file (also written to dist/cli/config.schema.json for editors). */
+
+const port = { type: 'integer', minimum: 0, maximum: 65535 };
+const path = { type: 'string', pattern: '^/' };
+const secret = { type: 'string', minLength: 1 };
+const price = { type: ['number', 'string'] };
+const mount = { type: 'object', additionalProperties: false, properties: { path, port } };
+
+export const configSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://model-gateway.dev/config.schema.json',
+  title: 'model-gateway config',
+  type: 'object',
+  additionalProperties: false,
+  required: ['models'],
+  properties: {
+    server: { type: 'object', additionalProperties: false, properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] } } },
+    store: {
+      type: 'object', additionalProperties: false, required: ['type'],
+      properties: { type: { enum: ['memory', 'postgres'] }, url: { type: 'string' }, schema: { type: 'string' }, keyCacheMs: { type: 'integer', minimum: 0 } },
+    },
+    redis: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string' } } },
+    limits: {
+      type: 'object', additionalProperties: false,
+      properties: {
+        defaults: { type: 'object', additionalProperties: false, properties: { rpm: { type: 'integer', minimum: 0 }, tpm: { type: 'integer', minimum: 0 }, concurrency: { type: 'integer', minimum: 0 } } },
+        keyPrefix: { type: 'string' },
+      },
+    },
+    upstreams: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object', additionalProperties: false, required: ['type'],
+        properties: {
+          type: { enum: ['anthropic', 'openai', 'cohere', 'jina', 'voyage', 'tei', 'failover'] },
+          baseURL: { type: 'string' }, apiKey: secret, name: { type: 'string' },
+          of: { type: 'array', items: { type: 'string' }, minItems: 1 },
+          maxTokensField: { enum: ['max_tokens', 'max_completion_tokens'] }, apiVersion: { enum: ['v1', 'v2'] },
+        },
+      },
+    },
+    models: {
+      type: 'array', minItems: 1,
+      items: {
+        type: 'object', additionalProperties: false, required: ['id', 'capability', 'upstream'],
+        properties: {
+          id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
+          pricing: { type: 'object', additionalProperties: false, required: ['input'], properties: { input: price, output: price, cacheRead: price, cacheWrite: price } },
+          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' },
+        },
+      },
+    },
+    admin: {
+      type: 'object', additionalProperties: false, required: ['tokens'],
+      properties: {
+        path, port,
+        tokens: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['name', 'token', 'access'], properties: { name: { type: 'string' }, token: secret, access: { enum: ['read', 'write'] } } } },
+      },
+    },
+    metrics: mount,
+    health: { type: 'object', additionalProperties: false, properties: { live: path, ready: path, port } },
+    logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
+  },
+} as const;

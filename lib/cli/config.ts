@@ -1,0 +1,112 @@
+/** Reads the standalone config: YAML or JSON, `${VAR}` from the environment, checked against the published JSON Schema. */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { ErrorObject } from 'ajv';
+import { compileSchema } from '../schemas/ajv';
+import { configSchema } from './config-schema';
+
+/** The config file's shape (see config-schema.ts for every field). */
+export interface GatewayConfig {
+  server?: { host?: string; port?: number; bodyLimit?: string | number };
+  store?: { type: 'memory' | 'postgres'; url?: string; schema?: string; keyCacheMs?: number };
+  redis?: { url: string };
+  limits?: { defaults?: { rpm?: number; tpm?: number; concurrency?: number }; keyPrefix?: string };
+  upstreams?: Record<string, UpstreamConfig>;
+  models: ModelConfig[];
+  admin?: { path?: string; port?: number; tokens: Array<{ name: string; token: string; access: 'read' | 'write' }> };
+  metrics?: { path?: string; port?: number };
+  health?: { live?: string; ready?: string; port?: number };
+  logging?: { requests?: boolean };
+}
+
+export interface UpstreamConfig {
+  type: 'anthropic' | 'openai' | 'cohere' | 'jina' | 'voyage' | 'tei' | 'failover';
+  baseURL?: string;
+  apiKey?: string;
+  name?: string;
+  of?: string[];
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  apiVersion?: 'v1' | 'v2';
+}
+
+export interface ModelConfig {
+  id: string;
+  capability: 'llm' | 'rerank';
+  upstream: string;
+  upstreamModel?: string;
+  pricing?: { input: number | string; output?: number | string; cacheRead?: number | string; cacheWrite?: number | string };
+  free?: boolean;
+  temperature?: boolean;
+  maxOutputTokens?: number;
+  displayName?: string;
+}
+
+/** A config that cannot be used: the message names the value's path and the fix. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const check = compileSchema<GatewayConfig>(configSchema);
+
+/** "path.to.value: what is wrong; the fix" for a schema error. */
+function explain(error: ErrorObject): string {
+  const at = error.instancePath.slice(1).split('/').filter(Boolean).join('.') || '(top level)';
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = `${error.instancePath ? `${at}.` : ''}${String(p.additionalProperty)}`;
+      // The schema object that refused it, found by its path in the schema.
+      const parent = error.schemaPath.slice(2).split('/').slice(0, -1)
+        .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], configSchema) as { properties?: object } | undefined;
+      return `${key}: unknown key; remove it or fix its spelling${parent?.properties ? ` (allowed here: ${Object.keys(parent.properties).join(', ')})` : ''}`;
+    }
+    case 'required':
+      return `${at}: "${String(p.missingProperty)}" is required; add it`;
+    case 'type':
+      return `${at}: must be ${String(p.type).replace(',', ' or ')}; change the value's type`;
+    case 'enum':
+      return `${at}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${at}: ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** Replaces `${NAME}` in every string with the environment's value; a variable that is not set fails, naming it and where. */
+function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      const found = env[name];
+      if (found === undefined) throw new ConfigError(`${at}: environment variable ${name} is not set; set it or write the value in the file`);
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substitute(v, env, `${at}.${i}`));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, env, at ? `${at}.${k}` : k)]));
+  }
+  return value;
+}
+
+/** Parses and checks a config text (YAML is a superset of JSON, so both are read the same way). */
+export function parseConfig(text: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`the file is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  const config = substitute(raw, env, '');
+  if (!check(config)) throw new ConfigError(check.errors?.[0] ? explain(check.errors[0]) : 'the config is invalid');
+  return config;
+}
+
+/** Reads and checks a config file. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  return parseConfig(text, env);
+}

@@ -1,0 +1,96 @@
+/** Operator commands against the configured store: keys, credits, reviews, migrate. Every write is audited as "cli:<user>". */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { GatewayError } from '../errors';
+import { hashKey } from '../stores/hash';
+import { prefixOf, type KeyPatch, type KeyRecord } from '../stores/keys';
+import type { MemoryStore } from '../stores/memory-store';
+import type { PostgresStore } from '../stores/postgres-store';
+
+/** Parsed arguments: positionals and `--flag value` / `--flag` options. */
+export interface Args {
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Wrong use of a command: exit code 2, with the usage line. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+type Store = MemoryStore | PostgresStore;
+type Out = { human: string; data: unknown };
+
+const need = (args: Args, i: number, what: string): string => args.positional[i] ?? (() => { throw new UsageError(`missing ${what}`); })();
+const flag = (args: Args, name: string): string | undefined => {
+  const v = args.flags.get(name);
+  if (v === true) throw new UsageError(`--${name} needs a value`);
+  return v;
+};
+const keyLine = (k: KeyRecord): string => `${k.keyId}  ${k.prefix}…  ${k.callerId}  ${k.status}${k.expiresAt ? `  expires ${new Date(k.expiresAt).toISOString()}` : ''}`;
+
+/** Runs one operator command (`args.positional[0]` is the command) and returns what to print. */
+export async function runCommand(store: Store, args: Args): Promise<Out> {
+  const actor = `cli:${os.userInfo().username}`;
+  const audit = (action: string, target: string, before: unknown, after: unknown) => store.appendAudit({ actor, action, target, before: before ?? null, after: after ?? null });
+  const [command, sub] = args.positional;
+  if (command === 'migrate') {
+    if (!('migrate' in store)) return { human: 'memory store: nothing to migrate', data: { applied: [] } };
+    const applied = await store.migrate();
+    return { human: applied.length ? `applied migrations ${applied.join(', ')}` : 'schema is up to date', data: { applied } };
+  }
+  if (command === 'credit') {
+    const callerId = need(args, 1, '<caller>');
+    const amount = Number(need(args, 2, '<amount>'));
+    if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('<amount> must be a non-zero integer of minor units (negative for a debit)');
+    const idempotencyKey = flag(args, 'idempotency-key') ?? (() => { throw new UsageError('--idempotency-key is required (the same key never moves money twice)'); })();
+    const before = await store.getAccount(callerId);
+    const result = await store.credit({ callerId, amount, idempotencyKey });
+    const account = await store.getAccount(callerId);
+    if (result.applied) await audit(amount > 0 ? 'credit' : 'debit', `caller:${callerId}`, before, { ...account, amount, idempotencyKey });
+    return { human: `${result.applied ? 'applied' : 'already applied (same key)'}: ${callerId} balance ${account.balance}`, data: { ...result, account } };
+  }
+  if (command === 'keys' && sub === 'create') {
+    const callerId = need(args, 2, '<caller>');
+    const secret = flag(args, 'secret') ?? `sk-mgw-${randomBytes(32).toString('base64url')}`;
+    const models = flag(args, 'models')?.split(',').filter(Boolean);
+    const record = await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId, models: models ?? null });
+    await audit('key.create', `key:${record.keyId}`, null, record);
+    return { human: `key ${record.keyId} for ${callerId} (shown once): ${secret}`, data: { key: secret, record } };
+  }
+  if (command === 'keys' && sub === 'list') {
+    const page = await store.listKeys({ callerId: flag(args, 'caller'), limit: 1000 });
+    return { human: page.items.map(keyLine).join('\n') || '(no keys)', data: page };
+  }
+  if (command === 'keys' && (sub === 'disable' || sub === 'enable' || sub === 'revoke' || sub === 'rotate')) {
+    const keyId = need(args, 2, '<keyId>');
+    const patch: KeyPatch = sub === 'rotate' ? { expiresAt: Date.now() + 1000 * Number(flag(args, 'grace-seconds') ?? 0) } : { status: sub === 'enable' ? 'active' : sub === 'disable' ? 'disabled' : 'revoked' };
+    let created: { key: string; record: KeyRecord } | undefined;
+    if (sub === 'rotate') {
+      const old = await store.getKey(keyId);
+      if (!old) throw new GatewayError('not_found_error', `keyId: ${keyId}`);
+      const secret = `sk-mgw-${randomBytes(32).toString('base64url')}`;
+      created = { key: secret, record: await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId: old.callerId, models: old.models, limits: old.limits, metadata: old.metadata }) };
+      await audit('key.create', `key:${created.record.keyId}`, null, created.record);
+    }
+    const out = await store.updateKey(keyId, patch);
+    if (!out) throw new GatewayError('not_found_error', `keyId: ${keyId}`);
+    await audit(`key.${sub}`, `key:${keyId}`, out.before, out.after);
+    const human = created ? `new key ${created.record.keyId} (shown once): ${created.key}\nold ${keyLine(out.after)}` : keyLine(out.after);
+    return { human, data: created ? { ...created, previous: out.after } : out.after };
+  }
+  if (command === 'reviews' && sub === 'list') {
+    const page = await store.listReviews({ callerId: flag(args, 'caller'), limit: 1000 });
+    return { human: page.reviews.map((r) => `${r.requestId}  ${r.callerId}  ${r.model}  charged ${r.charge}  ${r.usage.provenance}`).join('\n') || '(no open reviews)', data: page };
+  }
+  if (command === 'reviews' && sub === 'resolve') {
+    const requestId = need(args, 2, '<requestId>');
+    const reason = flag(args, 'reason') ?? (() => { throw new UsageError('--reason is required'); })();
+    const charge = flag(args, 'charge');
+    const action = args.flags.has('waive') ? 'waive' : charge !== undefined ? 'charge' : (() => { throw new UsageError('give --charge <amount> or --waive'); })();
+    const out = await store.resolveReview({ requestId, action, amount: charge === undefined ? undefined : Number(charge), reason, by: actor });
+    if (out.applied) await audit(`review.${action}`, `request:${requestId}`, null, out.review);
+    return { human: `${out.applied ? 'resolved' : 'already resolved'}: ${requestId} ${action}`, data: out };
+  }
+  throw new UsageError(`unknown command: ${args.positional.join(' ') || '(none)'}`);
+}
