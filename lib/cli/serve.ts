@@ -85,6 +85,9 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
     const server = await new Promise<http.Server>((resolve, reject) => {
       const s = app.listen(p, host, () => resolve(s)).once('error', reject);
     });
+    // Idle keep-alive connections outlive a load balancer's usual 60 s, so the client side always closes first.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     servers.push({ configured: p, port: (server.address() as { port: number }).port, server });
   }
   const publicPort = servers.find((s) => s.configured === port)?.port ?? port;
