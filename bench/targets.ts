@@ -1,5 +1,6 @@
 /** One server under test, in its own process so its CPU and memory are its own: bare proxy, Express + node-fetch, the gateway, or part of it. */
 import express from 'express';
+import pino from 'pino';
 import http from 'node:http';
 import { Pool } from 'pg';
 import * as lib from '../lib';
@@ -38,7 +39,13 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
   await store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const models = benchModels(lib, upstream);
   const app = express();
-  app.use(createGatewayRouter({ store, models, limits: LIMITS }));
+  // BENCH_OBSERVE=1: with a pino logger (async, to /dev/null) and Prometheus metrics, as an operated gateway runs (or =logs, =metrics: one of them).
+  const observe = process.env.BENCH_OBSERVE ?? '';
+  const observed = {
+    ...(observe === '1' || observe === 'logs' ? { logger: pino(pino.destination({ dest: '/dev/null', sync: false })) } : {}),
+    ...(observe === '1' || observe === 'metrics' ? { metrics: lib.createMetrics() } : {}),
+  };
+  app.use(createGatewayRouter({ store, models, limits: LIMITS, ...observed }));
   return http.createServer(app);
 }
 
