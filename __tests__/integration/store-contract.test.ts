@@ -293,6 +293,9 @@ describe.each(stores)('%s', (_name, make) => {
     expect(await store.findCaller(hashKey(secrets[1] as string))).toMatchObject({ disabled: true });
     await expect(Promise.resolve().then(() => store.updateKey(second.keyId, { status: 'active' }))).rejects.toThrow(/is revoked; create a new key instead/);
     expect(await store.getKey(second.keyId)).toMatchObject({ status: 'revoked' }); // history kept
+    await store.addKey(secrets[1] as string, { id: callerId, disabled: false }); // provisioning re-run at start-up
+    expect(await store.getKey(second.keyId)).toMatchObject({ status: 'revoked' });
+    expect(await store.findCaller(hashKey(secrets[1] as string))).toMatchObject({ disabled: true });
     expect(await store.updateKey('key_nope', { status: 'disabled' })).toBeUndefined();
   });
 

@@ -66,7 +66,9 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   addKey(key: string, caller: MemoryKey): void {
     checkProvision(caller, 'MemoryStore');
     this.keys.create({ keyHash: hashKey(key), prefix: prefixOf(key), callerId: caller.id, models: caller.models ?? null, limits: caller.limits ?? null });
-    if (caller.disabled !== undefined) this.keys.update(keyIdOf(hashKey(key)), { status: caller.disabled ? 'disabled' : 'active' });
+    // Provisioning sets the status only when `disabled` is given; a revoked key stays revoked (as in PostgresStore).
+    const record = this.keys.get(keyIdOf(hashKey(key)));
+    if (caller.disabled !== undefined && record?.status !== 'revoked') this.keys.update(keyIdOf(hashKey(key)), { status: caller.disabled ? 'disabled' : 'active' });
     if (!this.balances.has(caller.id)) this.balances.set(caller.id, 0);
   }
 
