@@ -110,14 +110,26 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
     expect(cli(['keys', 'disable', record.keyId, '--config', file]).code).toBe(0);
     await expect(anthropic.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
     expect(cli(['keys', 'enable', record.keyId, '--config', file]).code).toBe(0);
-    const rotated = JSON.parse(cli(['keys', 'rotate', record.keyId, '--grace-seconds', '60', '--config', file, '--json']).out) as { key: string };
+    const rotated = JSON.parse(cli(['keys', 'rotate', record.keyId, '--grace-seconds', '60', '--config', file, '--json']).out) as { key: string; record: { keyId: string } };
     expect((await new Anthropic({ apiKey: rotated.key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude');
     expect(JSON.parse(cli(['reviews', 'list', '--config', file, '--json']).out)).toMatchObject({ reviews: [] });
+    // A reply longer than its max_tokens is implausible: flagged for review, resolved from the command line.
+    const flagged = await anthropic.messages.create({ model: 'claude', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    const flaggedId = flagged.response.headers.get('request-id') as string;
+    let open: { reviews: Array<{ requestId: string }> } = { reviews: [] };
+    for (let i = 0; i < 50 && open.reviews.length === 0; i++) open = JSON.parse(cli(['reviews', 'list', '--caller', 'tester', '--config', file, '--json']).out) as typeof open;
+    expect(open.reviews.map((r) => r.requestId)).toEqual([flaggedId]);
+    expect(cli(['reviews', 'resolve', flaggedId, '--waive', '--reason', 'test', '--config', file])).toMatchObject({ code: 0, out: expect.stringContaining(`resolved: ${flaggedId} waive`) });
+    expect(cli(['reviews', 'resolve', flaggedId, '--config', file])).toMatchObject({ code: 2, err: expect.stringContaining('--reason is required') });
+    expect(cli(['keys', 'revoke', rotated.record.keyId, '--config', file, '--json']).out).toContain('"status":"revoked"');
     expect(JSON.parse(cli(['migrate', '--config', file, '--json']).out)).toEqual({ applied: [] });
 
     // SIGTERM while a stream is open: it finishes, billing is flushed, the process exits 0.
     const streaming = anthropic.messages.stream({ model: 'claude-slow', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
-    const requestId = await new Promise<string>((resolve) => streaming.on('streamEvent', () => resolve(streaming.request_id as string)));
+    const requestId = await new Promise<string>((resolve, reject) => {
+      streaming.on('streamEvent', () => resolve(streaming.request_id as string));
+      streaming.on('error', reject);
+    });
     const exited = new Promise<number | null>((resolve) => gw.child.once('exit', resolve));
     gw.child.kill('SIGTERM');
     expect((await streaming.finalMessage()).stop_reason).toBe('end_turn');

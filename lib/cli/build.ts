@@ -51,8 +51,12 @@ export async function openRedis(config: GatewayConfig): Promise<{ redis: import(
 function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>): Adapter {
   const at = `upstreams.${name}`;
   if (u.type === 'failover') {
-    const members = (u.of ?? []).map((m) => built.get(m) ?? (() => { throw new ConfigError(`${at}.of: "${m}" is not an upstream defined before it`); })());
-    return failover(members as MessagesAdapter[]);
+    const members = (u.of ?? []).map((m) => {
+      const member = built.get(m);
+      if (!member) throw new ConfigError(`${at}.of: "${m}" is not an upstream defined before it`);
+      return member;
+    });
+    return members.every((m) => m.kind === 'rerank') ? failover(members as RerankAdapter[]) : failover(members as MessagesAdapter[]);
   }
   if (!u.baseURL) throw new ConfigError(`${at}.baseURL: required for a ${u.type} upstream`);
   const http = { baseURL: u.baseURL, ...(u.apiKey ? { apiKey: u.apiKey } : {}), ...(u.name ? { name: u.name } : {}) };

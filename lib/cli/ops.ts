@@ -21,7 +21,12 @@ export class UsageError extends Error {
 type Store = MemoryStore | PostgresStore;
 type Out = { human: string; data: unknown };
 
-const need = (args: Args, i: number, what: string): string => args.positional[i] ?? (() => { throw new UsageError(`missing ${what}`); })();
+/** `value`, or a UsageError with `message` when it is missing. */
+function required<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new UsageError(message);
+  return value;
+}
+const need = (args: Args, i: number, what: string): string => required(args.positional[i], `missing ${what}`);
 const flag = (args: Args, name: string): string | undefined => {
   const v = args.flags.get(name);
   if (v === true) throw new UsageError(`--${name} needs a value`);
@@ -43,7 +48,7 @@ export async function runCommand(store: Store, args: Args): Promise<Out> {
     const callerId = need(args, 1, '<caller>');
     const amount = Number(need(args, 2, '<amount>'));
     if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('<amount> must be a non-zero integer of minor units (negative for a debit)');
-    const idempotencyKey = flag(args, 'idempotency-key') ?? (() => { throw new UsageError('--idempotency-key is required (the same key never moves money twice)'); })();
+    const idempotencyKey = required(flag(args, 'idempotency-key'), '--idempotency-key is required (the same key never moves money twice)');
     const before = await store.getAccount(callerId);
     const result = await store.credit({ callerId, amount, idempotencyKey });
     const account = await store.getAccount(callerId);
@@ -85,9 +90,10 @@ export async function runCommand(store: Store, args: Args): Promise<Out> {
   }
   if (command === 'reviews' && sub === 'resolve') {
     const requestId = need(args, 2, '<requestId>');
-    const reason = flag(args, 'reason') ?? (() => { throw new UsageError('--reason is required'); })();
+    const reason = required(flag(args, 'reason'), '--reason is required');
     const charge = flag(args, 'charge');
-    const action = args.flags.has('waive') ? 'waive' : charge !== undefined ? 'charge' : (() => { throw new UsageError('give --charge <amount> or --waive'); })();
+    if (!args.flags.has('waive') && charge === undefined) throw new UsageError('give --charge <amount> or --waive');
+    const action = args.flags.has('waive') ? 'waive' : 'charge';
     const out = await store.resolveReview({ requestId, action, amount: charge === undefined ? undefined : Number(charge), reason, by: actor });
     if (out.applied) await audit(`review.${action}`, `request:${requestId}`, null, out.review);
     return { human: `${out.applied ? 'resolved' : 'already resolved'}: ${requestId} ${action}`, data: out };
