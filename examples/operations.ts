@@ -1,15 +1,11 @@
 /** An operated gateway: the public router on one port; the admin API, metrics and health on an operator port; one JSON log line per request. */
 import express from 'express';
 import { Pool } from 'pg';
-import { anthropicAdapter, createAdminRouter, createGatewayRouter, createMetrics, health, localStandIn, MemoryStore, PostgresStore } from '../lib';
-import type { LoggerLike, ModelEntry } from '../lib';
+import { anthropicAdapter, createAdminRouter, createGatewayRouter, createMetrics, health, jsonLogger, localStandIn, MemoryStore, PostgresStore } from '../lib';
+import type { ModelEntry } from '../lib';
 
-/** A pino-compatible logger writing JSON lines to stdout (use pino itself in production). */
-const logger: LoggerLike = {
-  info: (fields, msg) => console.log(JSON.stringify({ level: 'info', time: Date.now(), msg, ...fields })),
-  warn: (fields, msg) => console.log(JSON.stringify({ level: 'warn', time: Date.now(), msg, ...fields })),
-  error: (fields, msg) => console.log(JSON.stringify({ level: 'error', time: Date.now(), msg, ...fields })),
-};
+/** JSON lines on stdout (pino itself works the same way: pass `pino()`). */
+const logger = jsonLogger();
 
 async function main(): Promise<void> {
   const pool = process.env.DATABASE_URL ? new Pool({ connectionString: process.env.DATABASE_URL }) : undefined;

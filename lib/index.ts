@@ -41,7 +41,7 @@ export { createAdminRouter } from './admin/router';
 export { adminOpenApi } from './admin/openapi';
 export { createMetrics } from './observe/metrics';
 export { health } from './observe/health';
-export { loggingObserver } from './observe/logger';
+export { jsonLogger, loggingObserver } from './observe/logger';
 export { VERSION } from './version';
 
 export type { GatewayRouter } from './router';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { PostgresStore } from '../../lib';
+import { MemoryStore, PostgresStore } from '../../lib';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -60,3 +60,12 @@ export async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
 }
+
+/** A built-in store to run a suite on, and its cleanup. */
+export type MadeStore = { store: MemoryStore | PostgresStore; drop: () => Promise<void> };
+
+/** Both built-in stores, for describe.each: MemoryStore, and a migrated PostgresStore in its own schema. */
+export const BOTH_STORES = [
+  ['MemoryStore', async (): Promise<MadeStore> => ({ store: new MemoryStore(), drop: async () => undefined })],
+  ['PostgresStore', async (): Promise<MadeStore> => { const made = await pgStore(); return { store: made.store, drop: made.drop }; }],
+] as const;

@@ -4,11 +4,11 @@ import express from 'express';
 import { execFileSync } from 'node:child_process';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminOpenApi, createAdminRouter, createGatewayRouter, MemoryStore, PostgresStore } from '../../lib';
+import { adminOpenApi, createAdminRouter, createGatewayRouter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { FakeServer } from '../helpers/fake-server';
 import { llmModels, postMessages } from '../helpers/gateway';
-import { pgStore } from '../helpers/services';
+import { BOTH_STORES, type MadeStore } from '../helpers/services';
 
 const WRITE = 'admin-write-token-0123456789';
 const READ = 'admin-read-token-0123456789ab';
@@ -28,12 +28,8 @@ function checkAgainstDocument(method: string, path: string, status: number, body
   if (!validate(body)) throw new Error(`${method} ${path} ${status}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 500)}`);
 }
 
-type Made = { store: MemoryStore | PostgresStore; drop: () => Promise<void> };
-describe.each([
-  ['MemoryStore', async (): Promise<Made> => ({ store: new MemoryStore(), drop: async () => undefined })],
-  ['PostgresStore', async (): Promise<Made> => { const made = await pgStore(); return { store: made.store, drop: made.drop }; }],
-] as const)('%s', (_name, make) => {
-  let made: Made;
+describe.each(BOTH_STORES)('%s', (_name, make) => {
+  let made: MadeStore;
   let server: http.Server;
   let url: string;
   const texts: string[] = [];

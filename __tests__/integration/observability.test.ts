@@ -11,7 +11,7 @@ import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { startOpenAIFake } from '../helpers/fake-openai';
 import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { llmModels, postMessages } from '../helpers/gateway';
-import { pgStore, redisClient, uniqueSchema } from '../helpers/services';
+import { BOTH_STORES, pgStore, redisClient, uniqueSchema } from '../helpers/services';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -67,11 +67,7 @@ const until = async (ok: () => boolean | Promise<boolean>): Promise<void> => {
   for (let i = 0; i < 1000 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
-type Made = { store: MemoryStore | PostgresStore; drop: () => Promise<void> };
-describe.each([
-  ['MemoryStore', async (): Promise<Made> => ({ store: new MemoryStore(), drop: async () => undefined })],
-  ['PostgresStore', async (): Promise<Made> => { const made = await pgStore(); return { store: made.store, drop: made.drop }; }],
-] as const)('%s', (_name, make) => {
+describe.each(BOTH_STORES)('%s', (_name, make) => {
   let gw: Running;
   let store: MemoryStore | PostgresStore;
   let drop: () => Promise<void>;

@@ -342,17 +342,22 @@ it('PostgresStore: a host that provisions and credits at every start-up (new sto
   }
 });
 
+/** A schema as an older release left it: the migrations up to `version` only, recorded as applied. */
+async function oldSchema(pool: { query(text: string, values?: unknown[]): Promise<unknown> }, name: string, version: number): Promise<void> {
+  await pool.query(`CREATE SCHEMA ${name}`);
+  await pool.query(`CREATE TABLE ${name}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+  for (const file of readdirSync(SQL_DIR).filter((f) => Number(f.slice(0, 3)) <= version).sort()) {
+    await pool.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', name));
+    await pool.query(`INSERT INTO ${name}.migrations (version) VALUES ($1)`, [Number(file.slice(0, 3))]);
+  }
+}
+
 it('PostgresStore: a database made by the previous schema (v2, with money in it) upgrades in place', async () => {
   const made = await pgStore();
   const old = `mgw_old_${randomBytes(4).toString('hex')}`;
   try {
     // The schema as the previous release left it: migrations 1 and 2 only, with a caller, a hold and a charge.
-    await made.pool.query(`CREATE SCHEMA ${old}`);
-    await made.pool.query(`CREATE TABLE ${old}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    for (const file of ['001_init.sql', '002_attempts.sql']) {
-      await made.pool.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', old));
-      await made.pool.query(`INSERT INTO ${old}.migrations (version) VALUES ($1)`, [Number(file.slice(0, 3))]);
-    }
+    await oldSchema(made.pool, old, 2);
     await made.pool.query(`INSERT INTO ${old}.callers (key_hash, caller_id) VALUES ($1, 'veteran')`, [hashKey('sk-veteran')]);
     await made.pool.query(`INSERT INTO ${old}.balances (caller_id, balance, held) VALUES ('veteran', 950, 30)`);
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, amount, kind) VALUES ('veteran', 1000, 'credit')`);
@@ -377,12 +382,7 @@ it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrade
   const made = await pgStore();
   const old = `mgw_v6_${randomBytes(4).toString('hex')}`;
   try {
-    await made.pool.query(`CREATE SCHEMA ${old}`);
-    await made.pool.query(`CREATE TABLE ${old}.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    for (const file of readdirSync(SQL_DIR).filter((f) => /^00[1-6]_/.test(f)).sort()) {
-      await made.pool.query(readFileSync(path.join(SQL_DIR, file), 'utf8').replaceAll('{{schema}}', old));
-      await made.pool.query(`INSERT INTO ${old}.migrations (version) VALUES ($1)`, [Number(file.slice(0, 3))]);
-    }
+    await oldSchema(made.pool, old, 6);
     // A request the v6 code charged 1 for (its 0.0258 rounded up), with its ledger row and log line.
     await made.pool.query(`INSERT INTO ${old}.callers (key_hash, caller_id) VALUES ($1, 'v6')`, [hashKey('sk-v6')]);
     await made.pool.query(`INSERT INTO ${old}.balances (caller_id, balance) VALUES ('v6', 999)`);

@@ -3,7 +3,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createAdminRouter } from '../admin/router';
-import type { LoggerLike } from '../observe/logger';
+import { jsonLogger } from '../observe/logger';
 import { createMetrics } from '../observe/metrics';
 import { health, type HealthHandlers } from '../observe/health';
 import { createGatewayRouter, type GatewayRouter } from '../router';
@@ -16,12 +16,6 @@ import { zeroConfig } from './zero-config';
 
 /** Writes a line for the operator (stdout). */
 export type Print = (line: string) => void;
-
-/** A pino-compatible logger writing JSON lines. */
-export function jsonLogger(print: Print): LoggerLike {
-  const line = (level: string) => (fields: object, msg: string): void => print(JSON.stringify({ level, time: Date.now(), msg, ...fields }));
-  return { info: line('info'), warn: line('warn'), error: line('error') };
-}
 
 interface Generation {
   router: GatewayRouter;

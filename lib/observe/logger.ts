@@ -42,3 +42,9 @@ export function loggingObserver(logger: LoggerLike): GatewayObserver {
     },
   };
 }
+
+/** A pino-compatible logger writing one JSON line per call through `print` (stdout by default), for hosts without pino. */
+export function jsonLogger(print: (line: string) => void = (line) => console.log(line)): LoggerLike {
+  const line = (level: string) => (fields: object, msg: string): void => print(JSON.stringify({ level, time: Date.now(), msg, ...fields }));
+  return { info: line('info'), warn: line('warn'), error: line('error') };
+}
