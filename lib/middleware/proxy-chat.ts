@@ -35,7 +35,7 @@ export function proxyChatCompletions(): RequestHandler {
         framesOf: (events) => chunks.framesOf(events),
         errorFrame: (code, message) => dataFrame(openaiErrorBody(code, message)),
       };
-      await streamAnswer(adapter, request, call, ctx, res, format);
+      await streamAnswer(adapter.stream(request, call), ctx, res, format);
     });
   };
 }

@@ -2,10 +2,11 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
-import type { MessagesRequest } from '../types';
+import type { MessagesRequest, StreamEvent } from '../types';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
+import { ForwardedFrame, forwardingStreamOf } from '../wire/forwarded-frames';
 import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
@@ -14,12 +15,16 @@ async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, ca
   sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
 }
 
-/** Anthropic's event grammar, with the public model name in `message_start`. */
-function anthropicFormat(model: string): StreamFormat {
+/** Anthropic's event grammar, with the public model name in `message_start`; forwarded frames go as they are. */
+function anthropicFormat(model: string): StreamFormat<StreamEvent | ForwardedFrame> {
   return {
     framesOf(items) {
       let text = '';
       for (const event of items) {
+        if (event instanceof ForwardedFrame) {
+          text += event.text;
+          continue;
+        }
         const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
         text += frame(message && typeof message === 'object' ? { ...event, message: { ...message, model } } : event);
       }
@@ -40,7 +45,10 @@ export function proxyMessages(): RequestHandler {
     const resolved = messagesCallFor(ctx, req.body as MessagesRequest, next);
     if (!resolved) return;
     const { model, adapter, request } = resolved;
-    startCall(ctx, res, next, adapter.name, (call) =>
-      ctx.stream ? streamAnswer(adapter, request, call, ctx, res, anthropicFormat(model.id)) : answerJson(adapter, request, call, ctx, res));
+    // The built-in Anthropic adapter itself (not a wrapper) forwards content frames unparsed.
+    const forwarding = forwardingStreamOf(adapter);
+    startCall(ctx, res, next, adapter.name, async (call) => ctx.stream
+      ? streamAnswer(forwarding ? forwarding(request, call) : adapter.stream(request, call), ctx, res, anthropicFormat(model.id))
+      : answerJson(adapter, request, call, ctx, res));
   };
 }

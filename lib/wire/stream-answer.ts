@@ -2,13 +2,12 @@
 import type { Response } from 'express';
 import type { GatewayContext } from '../context';
 import { toGatewayError, type ErrorCode } from '../errors';
-import type { MessagesRequest, StreamEvent } from '../types';
-import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
+import type { StreamEvent } from '../types';
 import { SseWriter } from './sse-writer';
 
-/** How a stream is written: the frames of a batch of events, and the frame that ends it with an error. */
-export interface StreamFormat {
-  framesOf(events: readonly StreamEvent[]): string;
+/** How a stream of `T` (events, or events and forwarded frames) is written: the frames of a batch, and the frame that ends it with an error. */
+export interface StreamFormat<T extends { type: string } = StreamEvent> {
+  framesOf(events: readonly T[]): string;
   errorFrame(code: ErrorCode, message: string): string;
 }
 
@@ -18,17 +17,17 @@ export interface StreamFormat {
  * (the answer is whole) or when the client leaves; an upstream failure after the first event ends
  * it with the format's error frame (standard code, safe text).
  */
-export async function streamAnswer(
-  adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response, format: StreamFormat,
+export async function streamAnswer<T extends { type: string }>(
+  source: AsyncIterable<T | readonly T[]>, ctx: GatewayContext, res: Response, format: StreamFormat<T>,
 ): Promise<void> {
-  const events = adapter.stream(request, call)[Symbol.asyncIterator]();
+  const events = source[Symbol.asyncIterator]();
   let next = await events.next();
   const writer = new SseWriter(res);
   writer.open();
   ctx.ttfbMs = performance.now() - ctx.startedHr;
   try {
     while (!next.done) {
-      const items: readonly StreamEvent[] = Array.isArray(next.value) ? next.value : [next.value as StreamEvent];
+      const items: readonly T[] = Array.isArray(next.value) ? next.value : [next.value as T];
       const stop = items.findIndex((e) => e.type === 'message_stop');
       const pending = writer.write(format.framesOf(stop < 0 ? items : items.slice(0, stop + 1)), stop >= 0);
       ctx.answered = writer.completed;

@@ -1,5 +1,6 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
 import { SseBatchReader } from '../../wire/sse-reader';
 import { badUpstreamAnswer } from '../http/errors';
 import { parseJson, postJson, readText, resolveHttp } from '../http/client';
@@ -33,8 +34,11 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     return message;
   }
 
-  /** Yields the complete events of each upstream read together; errors leave with the key redacted. */
-  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
+  /**
+   * Yields the events of each upstream read together; errors leave with the key redacted. With
+   * `forward`, content events written as JSON.stringify writes them come as their frames, unparsed.
+   */
+  async function* events(request: MessagesRequest, ctx: UpstreamCallContext, forward: boolean): AsyncGenerator<FrameBatch> {
     try {
       const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
       const type = open.response.headers.get('content-type') ?? '';
@@ -45,14 +49,19 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
       let stopped = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
-        const events: StreamEvent[] = [];
+        const batch: FrameBatch = [];
         for (const message of sse.read(chunk) ?? []) {
+          const frame = forward ? forwardable(message.event ?? '', message.data) : undefined;
+          if (frame) {
+            batch.push(frame);
+            continue;
+          }
           let event: StreamEvent;
           try {
             event = parseEventData(message.data, http.name);
             if (message.event === 'error' || event.type === 'error') throw streamErrorFrom(event, http.name);
           } catch (err) {
-            if (events.length > 0) yield events; // what came before the failure still reaches the client
+            if (batch.length > 0) yield batch; // what came before the failure still reaches the client
             throw err;
           }
           if (event.type === 'message_start') {
@@ -65,12 +74,12 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
             stopped = true;
             ctx.usage.complete();
           }
-          events.push(event);
+          batch.push(event);
           if (stopped) break; // nothing after message_stop reaches the client
         }
         // The answer is whole: what trails is drained in the background (bounded), not waited for.
         if (stopped) open.drain();
-        if (events.length > 0) yield events;
+        if (batch.length > 0) yield batch;
         if (stopped) return;
       }
       throw badUpstreamAnswer(`upstream ${http.name} stream ended before message_stop`);
@@ -90,5 +99,10 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     return tokens;
   }
 
-  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream, countTokens }, http.redact);
+  /** Complete event objects, always: what every consumer but the Messages proxy's forwarding gets. */
+  const stream = (request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamEvent[]> =>
+    events(request, ctx, false) as AsyncIterable<StreamEvent[]>;
+
+  const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, create, stream, countTokens }, http.redact);
+  return offerForwarding(adapter, (request, ctx) => events(request, ctx, true));
 }
