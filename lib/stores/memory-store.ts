@@ -7,7 +7,7 @@ import { inRange, matches, newestPage, spendOf } from './memory-reads';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
-import { MemoryReviews, type ChargedSettlement } from './memory-reviews';
+import { MemoryReviews } from './memory-reviews';
 import { MemoryKeys } from './memory-keys';
 import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
@@ -41,7 +41,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   /** Live holds per caller with their sum, so a reserve costs the same however many are in flight. */
   private readonly holdsByCaller = new Map<string, CallerHolds>();
   private readonly maxRecords: number;
-  private readonly settled = new Map<string, ChargedSettlement>();
+  /** The charge of each settled request: a replay answers with it (the details are in the log). */
+  private readonly settled = new Map<string, number>();
   /** Per caller, the cost below one minor unit not charged yet (decimal string). */
   private readonly carries = new Map<string, string>();
   private readonly ledger: LedgerRow[] = [];
@@ -123,19 +124,18 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   settle(settlement: Settlement): SettleResult {
     const first = this.settled.get(settlement.requestId);
-    if (first) return { applied: false, charge: first.charge };
+    if (first !== undefined) return { applied: false, charge: first };
     const { callerId, requestId } = settlement;
     const { charge, carry } = carryCharge(this.carries.get(callerId) ?? '0', settlement.cost);
     this.carries.set(callerId, carry);
-    const charged = { ...settlement, charge };
-    this.settled.set(requestId, charged);
+    this.settled.set(requestId, charge);
     trimBounded(this.settled, this.maxRecords);
     this.release(requestId);
     if (charge !== 0) {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - charge);
       this.record(callerId, requestId, -charge, 'charge');
     }
-    if (settlement.billingStatus === 'needs_review') this.reviewBook.add(charged);
+    if (settlement.billingStatus === 'needs_review') this.reviewBook.add({ ...settlement, charge });
     return { applied: true, charge };
   }
 
@@ -239,6 +239,6 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   spend(query: ReadQuery & { from: number; to: number }): SpendRow[] { return spendOf(lastOf(this.log, this.maxRecords), query); }
 
-  /** The settlement of a request with its charge, if settled. */
-  getSettlement(requestId: string): ChargedSettlement | undefined { return this.settled.get(requestId); }
+  /** The charge of a settled request (its details are in the log); undefined until it is settled. */
+  getCharge(requestId: string): number | undefined { return this.settled.get(requestId); }
 }
