@@ -62,26 +62,36 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   new Gauge({ name: 'model_gateway_holds_open', help: 'Balance holds of requests in flight on this instance.', registers, collect: live('holdsOpen') });
   new Gauge({ name: 'model_gateway_open_streams', help: 'Streams open to clients on this instance.', registers, collect: live('openStreams') });
 
-  const caller = (e: RequestLogEntry): Record<string, string> =>
-    byCaller.length > 0 ? { caller: e.callerId === null ? '' : createHash('sha256').update(e.callerId).digest('hex').slice(0, 12) } : {};
+  // Label sets are written out as literals: a spread copy made prom-client's hashing several times slower.
+  const hashed = byCaller.length > 0;
+  const callerOf = (e: RequestLogEntry): string => (e.callerId === null ? '' : createHash('sha256').update(e.callerId).digest('hex').slice(0, 12));
 
   return {
     registry,
     requestFinished(e) {
-      requests.inc({ endpoint: e.endpoint, model: e.model ?? '', status: String(e.status), ...caller(e) });
+      const model = e.model ?? '';
+      const requestLabels: Record<string, string> = { endpoint: e.endpoint, model, status: String(e.status) };
+      if (hashed) requestLabels.caller = callerOf(e);
+      requests.inc(requestLabels);
       billing.inc({ billing_status: e.billingStatus });
-      if (e.charge > 0) charged.inc({ model: e.model ?? '', ...caller(e) }, e.charge);
+      if (e.charge > 0) charged.inc(hashed ? { model, caller: requestLabels.caller as string } : { model }, e.charge);
       if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
       if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
       for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });
       const operation = OPERATION[e.endpoint];
       if (operation === undefined || e.model === null) return;
-      const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: e.upstream ?? '', gen_ai_request_model: e.model, error_type: e.errorCode ?? '' };
+      const provider = e.upstream ?? '';
+      const error = e.errorCode ?? '';
+      const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error };
       duration.observe(labels, e.durationMs / 1000);
       if (e.ttfbMs !== null) ttft.observe(labels, e.ttfbMs / 1000);
       if (e.usage && e.usage.provenance !== 'none') {
-        tokens.observe({ ...labels, gen_ai_token_type: 'input' }, e.usage.inputTokens + e.usage.cacheReadInputTokens + e.usage.cacheCreationInputTokens);
-        if (operation === 'chat') tokens.observe({ ...labels, gen_ai_token_type: 'output' }, e.usage.outputTokens);
+        const u = e.usage;
+        tokens.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error, gen_ai_token_type: 'input' },
+          u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens);
+        if (operation === 'chat') {
+          tokens.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error, gen_ai_token_type: 'output' }, u.outputTokens);
+        }
       }
     },
     storeCall(operation, ms, error) {
