@@ -6,7 +6,7 @@
  */
 import autocannon from 'autocannon';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HEADERS, KEY } from './key';
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   } finally {
     server.kill('SIGKILL');
     upstream.kill();
+    rmSync(dir, { recursive: true, force: true }); // callgrind's files run to tens of MB
   }
 }
 
