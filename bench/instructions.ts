@@ -17,6 +17,8 @@ const SCENARIOS: Record<string, [string, object]> = {
   sse: ['/v1/messages', { model: 'claude', max_tokens: 256, stream: true, messages: msg }],
   'openai-json': ['/v1/messages', { model: 'gpt', max_tokens: 256, messages: msg }],
   'openai-sse': ['/v1/messages', { model: 'gpt', max_tokens: 256, stream: true, messages: msg }],
+  'chat-json': ['/v1/chat/completions', { model: 'gpt', max_tokens: 256, messages: msg }],
+  'chat-sse': ['/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }],
   rerank: ['/v2/rerank', { model: 'rerank', query: 'topic 3', documents: Array.from({ length: 100 }, (_, i) => `Document number ${i} talks about topic ${i % 7}.`) }],
 };
 

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../stores/types';
 import type { GatewayObserver } from './observer';
+import { RequestTally } from './request-tally';
 
 /** Options of createMetrics(). */
 export interface MetricsOptions {
@@ -46,9 +47,12 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   const duration = new Histogram({ name: 'gen_ai_server_request_duration_seconds', help: 'GenAI server request duration (gen_ai.server.request.duration).', labelNames: GEN_AI, buckets: DURATION_BUCKETS, registers });
   const ttft = new Histogram({ name: 'gen_ai_server_time_to_first_token_seconds', help: 'Time to the first streamed byte (gen_ai.server.time_to_first_token).', labelNames: GEN_AI, buckets: TTFT_BUCKETS, registers });
   const tokens = new Histogram({ name: 'gen_ai_client_token_usage', help: 'Tokens per request as the upstream confirmed them (gen_ai.client.token.usage).', labelNames: [...GEN_AI, 'gen_ai_token_type'], buckets: TOKEN_BUCKETS, registers });
-  const requests = new Counter({ name: 'model_gateway_requests_total', help: 'Requests by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status', ...byCaller], registers });
-  const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: 'Requests by billing status (billed, needs_review, not_billed).', labelNames: ['billing_status'], registers });
-  const charged = new Counter({ name: 'model_gateway_charged_total', help: 'Whole minor units charged.', labelNames: ['model', ...byCaller], registers });
+  // These three are tallied per request and added when read (request-tally.ts).
+  const collect = (): void => tally.flush();
+  const requests = new Counter({ name: 'model_gateway_requests_total', help: 'Requests by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status', ...byCaller], registers, collect });
+  const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: 'Requests by billing status (billed, needs_review, not_billed).', labelNames: ['billing_status'], registers, collect });
+  const charged = new Counter({ name: 'model_gateway_charged_total', help: 'Whole minor units charged.', labelNames: ['model', ...byCaller], registers, collect });
+  const tally = new RequestTally({ requests, billing, charged });
   const limited = new Counter({ name: 'model_gateway_rate_limited_total', help: 'Requests refused by rpm, tpm or concurrency limits.', labelNames: ['endpoint'], registers });
   const failures = new Counter({ name: 'model_gateway_upstream_failures_total', help: 'Upstream failures by standard error code.', labelNames: ['upstream', 'code'], registers });
   const attempts = new Counter({ name: 'model_gateway_failover_attempts_total', help: 'Attempts made by failover(), by upstream and outcome.', labelNames: ['upstream', 'outcome'], registers });
@@ -70,11 +74,7 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
     registry,
     requestFinished(e) {
       const model = e.model ?? '';
-      const requestLabels: Record<string, string> = { endpoint: e.endpoint, model, status: String(e.status) };
-      if (hashed) requestLabels.caller = callerOf(e);
-      requests.inc(requestLabels);
-      billing.inc({ billing_status: e.billingStatus });
-      if (e.charge > 0) charged.inc(hashed ? { model, caller: requestLabels.caller as string } : { model }, e.charge);
+      tally.add(e.endpoint, model, e.status, e.billingStatus, e.charge, hashed ? callerOf(e) : undefined);
       if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
       if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
       for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });

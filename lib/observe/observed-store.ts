@@ -1,8 +1,8 @@
-/** A store whose calls are timed for an observer; it answers exactly as the store it wraps (sync stays sync). */
+/** A store whose calls are reported to an observer; it answers exactly as the store it wraps (sync stays sync). */
 import type { GatewayStore } from '../stores/types';
 import type { GatewayObserver } from './observer';
 
-/** `store` with each GatewayStore method timed and reported to `observer.storeCall`. */
+/** `store` with each GatewayStore method reported to `observer.storeCall`: asynchronous calls with their time, failures always. */
 export function observedStore(store: GatewayStore, observer: GatewayObserver): GatewayStore {
   const report = observer.storeCall?.bind(observer);
   if (!report) return store;
@@ -15,10 +15,8 @@ export function observedStore(store: GatewayStore, observer: GatewayObserver): G
       report(operation, performance.now() - started, err);
       throw err;
     }
-    if (!(out instanceof Promise)) {
-      report(operation, performance.now() - started);
-      return out;
-    }
+    // An answer in the same call (MemoryStore) waited on nothing: only asynchronous calls have a latency worth a histogram.
+    if (!(out instanceof Promise)) return out;
     return out.then(
       (value: unknown) => { report(operation, performance.now() - started); return value; },
       (err: unknown) => { report(operation, performance.now() - started, err); throw err; },

@@ -5,7 +5,7 @@ import type { RequestLogEntry } from '../stores/types';
 export interface GatewayObserver {
   /** A request is over and settled: its final log entry, as it is written to the store. */
   requestFinished?(entry: RequestLogEntry): void;
-  /** A store call ended after `ms`; `error` when it failed (a write that will be retried, a refused lookup). */
+  /** An asynchronous store call ended after `ms`, or any store call failed (`error`: a write that will be retried, a refused lookup). */
   storeCall?(operation: string, ms: number, error?: unknown): void;
   /** A write the store kept refusing was set aside. */
   writeSetAside?(kind: string, requestId: string, error: unknown): void;
