@@ -17,7 +17,7 @@ const [rootA = '', rootB = '', scenarioJson = '{}', roundsArg = '40', perRound =
 const scenario = JSON.parse(scenarioJson) as Scenario;
 const CONCURRENCY = 50;
 
-/** `BENCH_OBSERVE=1`: B also gets a pino logger (async, to /dev/null) and Prometheus metrics, so B − A is their cost. */
+/** `BENCH_OBSERVE=1`: B also gets a pino logger (synchronous, as `pino()` writes, to /dev/null) and Prometheus metrics, so B − A is their cost. */
 const OBSERVE = process.env.BENCH_OBSERVE === '1';
 
 function gatewayApp(root: string, upstream: string, observe = false): express.Express {
@@ -27,7 +27,7 @@ function gatewayApp(root: string, upstream: string, observe = false): express.Ex
   store.addKey(KEY, { id: 'bench' });
   store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const app = express();
-  const observed = observe ? { logger: pino(pino.destination({ dest: '/dev/null', sync: false })), metrics: lib.createMetrics() } : {};
+  const observed = observe ? { logger: pino(pino.destination({ dest: '/dev/null', sync: true })), metrics: lib.createMetrics() } : {};
   app.use(lib.createGatewayRouter({ store, models: benchModels(lib, upstream), limits: LIMITS, ...observed }));
   return app;
 }

@@ -39,10 +39,11 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
   await store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   const models = benchModels(lib, upstream);
   const app = express();
-  // BENCH_OBSERVE=1: with a pino logger (async, to /dev/null) and Prometheus metrics, as an operated gateway runs (or =logs, =metrics: one of them).
+  // BENCH_OBSERVE=1: with a pino logger and Prometheus metrics, as an operated gateway runs (or =logs, =metrics: one of them).
+  // pino writes synchronously, as the README's `pino()` does (no line lost in a crash), to /dev/null.
   const observe = process.env.BENCH_OBSERVE ?? '';
   const observed = {
-    ...(observe === '1' || observe === 'logs' ? { logger: pino(pino.destination({ dest: '/dev/null', sync: false })) } : {}),
+    ...(observe === '1' || observe === 'logs' ? { logger: pino(pino.destination({ dest: '/dev/null', sync: true })) } : {}),
     ...(observe === '1' || observe === 'metrics' ? { metrics: lib.createMetrics() } : {}),
   };
   app.use(createGatewayRouter({ store, models, limits: LIMITS, ...observed }));

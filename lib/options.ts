@@ -43,6 +43,8 @@ export interface GatewayOptions {
   logger?: LoggerLike;
   /** Prometheus metrics from createMetrics(); mount `metrics.handler()` yourself. Default: none. */
   metrics?: GatewayMetrics;
+  /** More observers of finished requests and store calls, e.g. otelObserver(meter). Default: none. */
+  observers?: readonly GatewayObserver[];
 }
 
 /** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
@@ -85,7 +87,10 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
   if (options.metrics !== undefined && typeof options.metrics?.requestFinished !== 'function') {
     throw new TypeError('createGatewayRouter: option "metrics" must come from createMetrics().');
   }
-  const observer = combineObservers([options.logger ? loggingObserver(options.logger) : undefined, options.metrics]);
+  if (options.observers !== undefined && (!Array.isArray(options.observers) || options.observers.some((o) => typeof o !== 'object' || o === null))) {
+    throw new TypeError('createGatewayRouter: option "observers" must be an array of observers (e.g. [otelObserver(meter)]).');
+  }
+  const observer = combineObservers([options.logger ? loggingObserver(options.logger) : undefined, options.metrics, ...(options.observers ?? [])]);
   const writes = options.writes ?? {};
   const onSetAside = observer?.writeSetAside && ((write: SetAsideWrite): void => {
     observer.writeSetAside?.(write.kind, write.requestId, write.error);

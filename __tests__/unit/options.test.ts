@@ -26,6 +26,8 @@ describe('createGatewayRouter options', () => {
     ['bad slot lease', { limits: { slotLeaseMs: 10 } }, /option "slotLeaseMs" must be an integer of at least 100 ms/],
     ['a redis that is not a client', { limits: { redis: {} } }, /option "redis" must be an ioredis client/],
     ['bad rerank bound', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
+    ['observers not a list', { observers: 'otel' as never }, /option "observers" must be an array of observers \(e.g. \[otelObserver\(meter\)\]\)/],
+    ['a null observer', { observers: [null as never] }, /option "observers" must be an array of observers/],
   ])('fails at construction on %s', (_name, options, message) => {
     expect(build(options)).toThrow(message);
   });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../stores/types';
+import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
 import { RequestTally } from './request-tally';
 
@@ -29,14 +30,7 @@ export interface GatewayMetrics extends GatewayObserver {
   addSource(read: () => LiveFigures): () => void;
 }
 
-// Bucket boundaries the OpenTelemetry GenAI semantic conventions advise.
-const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
-const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** `gen_ai.operation.name` of an endpoint; undefined for endpoints that are not model calls. */
-const OPERATION: Readonly<Record<string, string>> = { messages: 'chat', chat_completions: 'chat', rerank: 'rerank', count_tokens: 'count_tokens' };
 const GEN_AI = ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model', 'error_type'] as const;
 
 /** Creates the metrics; pass them to createGatewayRouter({ metrics }) and mount `handler()`. */

@@ -1,0 +1,51 @@
+/**
+ * GenAI metrics through an OpenTelemetry meter, for hosts that export with OpenTelemetry instead
+ * of (or beside) Prometheus. Pass `metrics.getMeter('model-gateway')` from `@opentelemetry/api`:
+ * without an SDK installed it is the API's no-op meter and records nothing.
+ */
+import type { RequestLogEntry } from '../stores/types';
+import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
+import type { GatewayObserver } from './observer';
+
+type Attributes = Record<string, string | number>;
+
+/** The part of an OpenTelemetry `Meter` the gateway uses (`@opentelemetry/api` 1.x satisfies it). */
+export interface MeterLike {
+  createHistogram(name: string, options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } }): {
+    record(value: number, attributes?: Attributes): void;
+  };
+  createCounter(name: string, options?: { description?: string; unit?: string }): {
+    add(value: number, attributes?: Attributes): void;
+  };
+}
+
+/** An observer recording the GenAI conventions' instruments and the gateway's request and charge counters on `meter`. */
+export function otelObserver(meter: MeterLike): GatewayObserver {
+  if (typeof meter?.createHistogram !== 'function' || typeof meter?.createCounter !== 'function') {
+    throw new TypeError('otelObserver: pass an OpenTelemetry Meter (e.g. metrics.getMeter("model-gateway") from @opentelemetry/api).');
+  }
+  const duration = meter.createHistogram('gen_ai.server.request.duration', { description: 'GenAI server request duration.', unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+  const ttft = meter.createHistogram('gen_ai.server.time_to_first_token', { description: 'Time to the first streamed byte.', unit: 's', advice: { explicitBucketBoundaries: TTFT_BUCKETS } });
+  const tokens = meter.createHistogram('gen_ai.client.token.usage', { description: 'Tokens per request as the upstream confirmed them.', unit: '{token}', advice: { explicitBucketBoundaries: TOKEN_BUCKETS } });
+  const requests = meter.createCounter('model_gateway.requests', { description: 'Requests by endpoint, model, status and billing status.', unit: '{request}' });
+  const charged = meter.createCounter('model_gateway.charged', { description: 'Whole minor units charged.', unit: '{unit}' });
+
+  return {
+    requestFinished(e: RequestLogEntry) {
+      const model = e.model ?? '';
+      requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
+      if (e.charge > 0) charged.add(e.charge, { model });
+      const operation = OPERATION[e.endpoint];
+      if (operation === undefined || e.model === null) return;
+      const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': e.model };
+      if (e.errorCode !== null) attributes['error.type'] = e.errorCode; // the conventions set it only on failure
+      duration.record(e.durationMs / 1000, attributes);
+      if (e.ttfbMs !== null) ttft.record(e.ttfbMs / 1000, attributes);
+      const u = e.usage;
+      if (u && u.provenance !== 'none') {
+        tokens.record(u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+        if (operation === 'chat') tokens.record(u.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+      }
+    },
+  };
+}
