@@ -1,8 +1,8 @@
 /**
  * `npm run bench:instructions -- <target> <scenario> [requests] [warm-up]`: instructions per
- * request of one server under callgrind (valgrind), counted after a warm-up. Counts are the same
- * run after run whatever else the host does, so they compare code where the CPU timings of this
- * host cannot (docs/benchmarks.md). Targets: express (c), gateway-memory (d). Scenarios below.
+ * request of one server under callgrind (valgrind), counted after a warm-up. Counts repeat within
+ * about 2 % whatever else the host does, so they compare code where the CPU timings of this host
+ * cannot (docs/benchmarks.md). Targets: express (c), gateway-memory (d). Scenarios below.
  */
 import autocannon from 'autocannon';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
