@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { anthropicAdapter, createGatewayRouter, MemoryStore, openaiChatAdapter } from '../../lib';
 import type { GatewayOptions, GatewayRouter, MemoryKey, ModelEntry, UpstreamTimeouts } from '../../lib';
-import { UPSTREAM_KEY } from './fake-server';
+import { startAnthropicFake } from './fake-anthropic';
+import { startOpenAIFake } from './fake-openai';
+import { UPSTREAM_KEY, type FakeServer } from './fake-server';
 
 export interface RunningGateway {
   url: string;
@@ -82,4 +84,16 @@ export function postMessages(url: string, key: string, model: string, options: M
     headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
     body: JSON.stringify({ model, max_tokens: options.maxTokens ?? 64, stream: options.stream ?? false, messages: [{ role: 'user', content: 'Hello' }] }),
   });
+}
+
+/** Starts the Anthropic and OpenAI fakes before the file's tests and closes them after; read `.anthropic.url` inside tests. */
+export function useFakeUpstreams(): { anthropic: FakeServer; openai: FakeServer } {
+  const fakes = {} as { anthropic: FakeServer; openai: FakeServer };
+  beforeAll(async () => {
+    [fakes.anthropic, fakes.openai] = await Promise.all([startAnthropicFake(), startOpenAIFake()]);
+  });
+  afterAll(async () => {
+    await Promise.all([fakes.anthropic.close(), fakes.openai.close()]);
+  });
+  return fakes;
 }

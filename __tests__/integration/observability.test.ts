@@ -7,21 +7,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import Redis from 'ioredis';
 import { createGatewayRouter, createMetrics, health, MemoryStore, PostgresStore, VERSION, type GatewayMetrics, type GatewayRouter, type GatewayStore } from '../../lib';
-import { startAnthropicFake } from '../helpers/fake-anthropic';
-import { startOpenAIFake } from '../helpers/fake-openai';
-import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
-import { llmModels, postMessages } from '../helpers/gateway';
+import { UPSTREAM_KEY } from '../helpers/fake-server';
+import { llmModels, postMessages, useFakeUpstreams } from '../helpers/gateway';
 import { BOTH_STORES, pgStore, redisClient, uniqueSchema } from '../helpers/services';
 
-let anthropic: FakeServer;
-let openai: FakeServer;
-beforeAll(async () => {
-  anthropic = await startAnthropicFake();
-  openai = await startOpenAIFake();
-});
-afterAll(async () => {
-  await Promise.all([anthropic.close(), openai.close()]);
-});
+const fakes = useFakeUpstreams();
 
 /** A pino logger whose JSON lines are kept. */
 function capturedLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
@@ -34,7 +24,7 @@ interface Running { url: string; router: GatewayRouter; metrics: GatewayMetrics;
 
 async function serve(store: GatewayStore & { ready(): unknown }, metrics = createMetrics()): Promise<Running> {
   const { logger, lines } = capturedLogger();
-  const models = llmModels(anthropic.url, openai.url, ['claude-json', 'claude-stream', 'claude-stall-midstream', 'claude-status-500']);
+  const models = llmModels(fakes.anthropic.url, fakes.openai.url, ['claude-json', 'claude-stream', 'claude-stall-midstream', 'claude-status-500']);
   const router = createGatewayRouter({ store, models, logger, metrics, limits: { keyPrefix: `obs-${Math.random()}` } });
   const checks = health({ store, router });
   const app = express();
@@ -207,7 +197,7 @@ it('health: not ready while the router drains, the schema is not migrated, or Re
     expect(await probe({ store: made.store, router })).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { router: 'draining', store: 'ok' } } });
     expect(await probe({ store: unmigrated })).toMatchObject({ status: 503, body: { checks: { store: 'unavailable' } } });
     expect(await probe({ redis: deadRedis })).toMatchObject({ status: 503, body: { checks: { redis: 'unavailable' } } });
-    const real = createGatewayRouter({ store: new MemoryStore(), models: llmModels(anthropic.url, openai.url, ['claude-json']) });
+    const real = createGatewayRouter({ store: new MemoryStore(), models: llmModels(fakes.anthropic.url, fakes.openai.url, ['claude-json']) });
     const closing = real.close({ graceMs: 0 });
     expect(real.draining).toBe(true);
     await closing;

@@ -5,10 +5,7 @@ import express from 'express';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGatewayRouter, otelObserver, type MeterLike } from '../../lib';
-import { startAnthropicFake } from '../helpers/fake-anthropic';
-import { startOpenAIFake } from '../helpers/fake-openai';
-import type { FakeServer } from '../helpers/fake-server';
-import { llmModels, postMessages } from '../helpers/gateway';
+import { llmModels, postMessages, useFakeUpstreams } from '../helpers/gateway';
 import { BOTH_STORES } from '../helpers/services';
 
 /** A reader the test collects from on demand. */
@@ -17,15 +14,7 @@ class TestReader extends MetricReader {
   protected onShutdown(): Promise<void> { return Promise.resolve(); }
 }
 
-let anthropic: FakeServer;
-let openai: FakeServer;
-beforeAll(async () => {
-  anthropic = await startAnthropicFake();
-  openai = await startOpenAIFake();
-});
-afterAll(async () => {
-  await Promise.all([anthropic.close(), openai.close()]);
-});
+const fakes = useFakeUpstreams();
 
 it('the @opentelemetry/api meter fits, and records nothing without an SDK', () => {
   const meter: MeterLike = otelApi.getMeter('model-gateway'); // the API's no-op meter: no SDK registered
@@ -41,7 +30,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const key = `sk-otel-${Math.random().toString(36).slice(2)}`;
     await store.addKey(key, { id: 'otel' });
     await store.credit({ callerId: 'otel', amount: 1_000_000, idempotencyKey: 'otel-opening' });
-    const models = llmModels(anthropic.url, openai.url, ['claude-json', 'claude-stream', 'claude-status-500']);
+    const models = llmModels(fakes.anthropic.url, fakes.openai.url, ['claude-json', 'claude-stream', 'claude-status-500']);
     const router = createGatewayRouter({ store, models, observers: [otelObserver(provider.getMeter('model-gateway'))] });
     const app = express().use(router);
     const server = await new Promise<http.Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
