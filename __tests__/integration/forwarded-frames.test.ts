@@ -1,5 +1,5 @@
 /**
- * The streams' one speed trick (lib/wire/forwarded-frames.ts): the Messages proxy forwards the
+ * The Messages streams' speed trick (lib/wire/forwarded-frames.ts): the Messages proxy forwards the
  * built-in Anthropic adapter's content frames unparsed. The client must get the same bytes as
  * through the object path, which a host's wrapper (or any copy of the adapter) takes.
  */

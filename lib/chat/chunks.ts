@@ -1,5 +1,6 @@
 /** Turns the Anthropic events of a stream into Chat Completions chunks (`chat.completion.chunk` frames). */
 import type { MessageUsage, StreamEvent } from '../types';
+import { chunkFrames } from '../wire/chunk-envelope';
 import { dataFrame, DONE } from '../wire/sse-writer';
 import { chatUsage, finishReason } from './translate';
 
@@ -11,20 +12,19 @@ type Delta = { role?: 'assistant'; content?: string };
  */
 export class ChatChunks {
   private usage: Partial<MessageUsage> = {};
+  private readonly frameOf: (choice: object) => string;
 
   constructor(
     private readonly id: string,
     private readonly model: string,
     private readonly created: number,
     private readonly includeUsage: boolean,
-  ) {}
+  ) {
+    this.frameOf = chunkFrames({ id, created, model, includeUsage });
+  }
 
   private chunk(delta: Delta, finish: string | null): string {
-    return dataFrame({
-      id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      ...(this.includeUsage ? { usage: null } : {}),
-    });
+    return this.frameOf({ index: 0, delta, logprobs: null, finish_reason: finish });
   }
 
   /** The frames for a batch of events; `message_stop` ends them with the usage (if asked for) and `[DONE]`. */

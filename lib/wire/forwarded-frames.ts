@@ -1,5 +1,5 @@
 /**
- * The streams' one speed trick: a content event passed on as the frame the upstream wrote,
+ * The Messages streams' speed trick: a content event passed on as the frame the upstream wrote,
  * unparsed. Only the built-in Anthropic adapter offers it, and the Messages proxy takes it only
  * when the model's adapter *is* that adapter object (a wrapper or failover() never gets it), so
  * every other consumer of `stream()` gets complete event objects (docs/decisions.md).
