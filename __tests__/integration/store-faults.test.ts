@@ -12,16 +12,27 @@ type Step = 'findCaller' | 'reserve' | 'settle' | 'appendLog';
 
 /**
  * A host store with injected faults: the next `fail` calls of a step reject, `throw` calls throw
- * synchronously (a sync store failing), `stall` calls hang. Without a fault it answers synchronously.
+ * synchronously (a sync store failing), `stall` calls hang, the next call waits `delayMs` or `until` a
+ * promise resolves. Without a fault it answers synchronously.
  */
 class FaultyStore implements GatewayStore {
-  readonly faults: Partial<Record<Step, { fail?: number; throw?: number; stall?: number; delayMs?: number }>> = {};
+  readonly faults: Partial<Record<Step, { fail?: number; throw?: number; stall?: number; delayMs?: number; until?: Promise<void> }>> = {};
+  /** Calls of each step so far. */
+  readonly calls: Record<Step, number> = { findCaller: 0, reserve: 0, settle: 0, appendLog: 0 };
+  /** Request ids whose holds were given back. */
+  readonly released: string[] = [];
   constructor(readonly inner: MemoryStore) {}
   private run<T>(step: Step, work: () => T): T | Promise<T> {
+    this.calls[step]++;
     const fault = this.faults[step];
     if (fault?.stall && fault.stall-- > 0) return new Promise<T>(() => undefined);
     if (fault?.fail && fault.fail-- > 0) return Promise.reject(new Error(`${step} failed (injected)`));
     if (fault?.throw && fault.throw-- > 0) throw new Error(`${step} threw (injected)`);
+    if (fault?.until) {
+      const until = fault.until;
+      delete fault.until;
+      return until.then(work);
+    }
     if (fault?.delayMs) {
       const ms = fault.delayMs;
       fault.delayMs = 0;
@@ -33,7 +44,10 @@ class FaultyStore implements GatewayStore {
   reserve(r: ReserveRequest) { return this.run('reserve', () => this.inner.reserve(r)); }
   settle(s: Settlement) { return this.run('settle', () => this.inner.settle(s)); }
   renewHolds(instance: string, until: number) { return this.inner.renewHolds(instance, until); }
-  release(id: string) { return this.inner.release(id); }
+  release(id: string) {
+    this.released.push(id);
+    return this.inner.release(id);
+  }
   appendLog(e: RequestLogEntry) { return this.run('appendLog', () => this.inner.appendLog(e)); }
 }
 
@@ -58,6 +72,16 @@ afterAll(async () => {
   await upstream.close();
 });
 
+/** The request-log entry of a caller's only request, once written. */
+async function callerEntry(callerId: string): Promise<RequestLogEntry> {
+  for (let i = 0; i < 500; i++) {
+    const entry = memory.getLog().find((e) => e.callerId === callerId);
+    if (entry) return entry;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no log entry for caller ${callerId}`);
+}
+
 async function call(url: string, key: string, model = 'claude-json', stream = false): Promise<{ status: number; body: string; requestId: string; ms: number }> {
   const started = Date.now();
   const res = await postMessages(url, key, model, { stream });
@@ -71,7 +95,7 @@ it.each([['fails', { fail: 1 }], ['throws', { throw: 1 }], ['stalls', { stall: 1
   const res = await call(gw.url, key);
   expect(res.status).toBe(500);
   expect(JSON.parse(res.body).error).toEqual({ type: 'api_error', message: 'The key store is unavailable; retry later.' });
-  expect(res.ms).toBeLessThan(1000);
+  expect(res.ms).toBeLessThan(3000); // the configured 200 ms, not the default 5 s
   expect(upstream.calls).toBe(before);
   expect(await logEntry(memory, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error' });
 });
@@ -87,19 +111,43 @@ it.each([['fails', { fail: 1 }], ['throws', { throw: 1 }], ['stalls', { stall: 1
 });
 
 it('a client that leaves while its hold is being taken: no upstream call, the hold is given back, the log says 499', async () => {
+  // A gateway that waits for its store as long as this test needs, however slow the machine.
+  const patient = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']), storeTimeoutMs: 30_000, store: store as unknown as MemoryStore });
+  try {
+    const { key, id } = addCaller(memory, { balance: 1000 });
+    const before = upstream.calls;
+    const reserves = store.calls.reserve;
+    let answer = (): void => undefined;
+    store.faults.reserve = { until: new Promise<void>((resolve) => { answer = resolve; }) };
+    const controller = new AbortController();
+    const pending = postMessages(patient.url, key, 'claude-json', { signal: controller.signal }).catch(() => undefined);
+    for (let i = 0; i < 500 && store.calls.reserve === reserves; i++) await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
+    await pending;
+    const { requestId, status, billingStatus } = await callerEntry(id); // the gateway saw the client leave
+    expect([status, billingStatus]).toEqual([499, 'not_billed']);
+    answer(); // only now does the store take the hold
+    for (let i = 0; i < 500 && !store.released.includes(requestId); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(upstream.calls).toBe(before);
+    expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
+    expect(memory.getLog().filter((e) => e.callerId === id)).toHaveLength(1);
+  } finally {
+    await patient.close();
+  }
+});
+
+it('a reserve that answers after its timeout: a clear 500, and the hold it took late is given back', async () => {
   const { key, id } = addCaller(memory, { balance: 1000 });
   const before = upstream.calls;
-  store.faults.reserve = { delayMs: 150 };
-  const controller = new AbortController();
-  const pending = postMessages(gw.url, key, 'claude-json', { signal: controller.signal }).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 50));
-  controller.abort();
-  await pending;
-  await new Promise((r) => setTimeout(r, 250));
+  let answer = (): void => undefined;
+  store.faults.reserve = { until: new Promise<void>((resolve) => { answer = resolve; }) };
+  const res = await call(gw.url, key); // the store timeout is 200 ms
+  expect(res.status).toBe(500);
+  expect(JSON.parse(res.body).error.message).toBe('The balance store is unavailable; retry later.');
+  answer(); // the store takes the hold now; this instance would renew it for as long as it runs
+  for (let i = 0; i < 500 && store.released.filter((r) => r === res.requestId).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   expect(upstream.calls).toBe(before);
   expect(memory.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
-  const entry = memory.getLog().filter((e) => e.callerId === id);
-  expect(entry.map((e) => [e.status, e.billingStatus])).toEqual([[499, 'not_billed']]);
 });
 
 it('reserve fails with failOpen: admitted without a hold and still billed on confirmed usage', async () => {

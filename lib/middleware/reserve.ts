@@ -51,6 +51,10 @@ export function reserve(options: ReserveOptions): RequestHandler {
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
+  /** Gives a request's hold back, if the store has one (best effort: a hold left over lapses with its lease). */
+  const giveBack = (requestId: string): void => {
+    Promise.resolve().then(() => store.release(requestId)).catch(() => undefined);
+  };
   /** The hold is taken (or refused): carry on, or answer 402. */
   const held = (ctx: GatewayContext, request: ReserveRequest, result: ReserveResult, next: NextFunction): void => {
     if (!result.ok) {
@@ -59,15 +63,21 @@ export function reserve(options: ReserveOptions): RequestHandler {
     }
     if (ctx.closed) {
       // The client left while the hold was being taken, and the request was already settled: give it back.
-      Promise.resolve().then(() => store.release(request.requestId)).catch(() => undefined);
+      giveBack(request.requestId);
       return;
     }
     ctx.hold = request.amount;
     leases.start();
     next();
   };
-  /** The store failed: refuse (fail closed), or go on without a hold (fail open). */
-  const failed = (ctx: GatewayContext, err: unknown, next: NextFunction): void => {
+  /**
+   * The store failed: refuse (fail closed), or go on without a hold (fail open). Either way the
+   * request has no hold, so one the store took before its answer was lost, or takes after a
+   * timeout, is given back: now, and when a late call ends (this instance would renew it forever).
+   */
+  const failed = (ctx: GatewayContext, request: ReserveRequest, err: unknown, late: Promise<unknown> | undefined, next: NextFunction): void => {
+    giveBack(request.requestId);
+    late?.then(() => giveBack(request.requestId), () => giveBack(request.requestId));
     ctx.detail = `balance store: ${String(err)}`;
     next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
   };
@@ -85,6 +95,6 @@ export function reserve(options: ReserveOptions): RequestHandler {
       return;
     }
     const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry(), instanceId: leases.instanceId };
-    callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err) => failed(ctx, err, next));
+    callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err, late) => failed(ctx, request, err, late, next));
   };
 }

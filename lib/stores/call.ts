@@ -7,9 +7,10 @@ export const DEFAULT_STORE_TIMEOUT_MS = 5000;
 
 /**
  * Runs `call` and hands its answer to `done`, or what it threw, rejected or a timeout to
- * `failed`. A synchronous store (MemoryStore) is answered in the same tick, with no promise or timer.
+ * `failed`, with the call itself when it may still take effect (a timeout). A synchronous store
+ * (MemoryStore) is answered in the same tick, with no promise or timer.
  */
-export function callStore<T>(call: () => Awaitable<T>, timeoutMs: number, what: string, done: (value: T) => void, failed: (err: unknown) => void): void {
+export function callStore<T>(call: () => Awaitable<T>, timeoutMs: number, what: string, done: (value: T) => void, failed: (err: unknown, call?: Promise<T>) => void): void {
   let out: Awaitable<T>;
   try {
     out = call();
@@ -17,6 +18,10 @@ export function callStore<T>(call: () => Awaitable<T>, timeoutMs: number, what: 
     failed(err);
     return;
   }
-  if (out instanceof Promise) withTimeout(out, timeoutMs, what).then(done, failed);
-  else done(out);
+  if (!(out instanceof Promise)) {
+    done(out);
+    return;
+  }
+  const pending = out;
+  withTimeout(pending, timeoutMs, what).then(done, (err: unknown) => failed(err, pending));
 }
