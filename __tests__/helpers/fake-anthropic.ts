@@ -1,6 +1,6 @@
 /** A fake Anthropic Messages upstream; the upstream model name picks the behaviour. */
 import type http from 'node:http';
-import { failWith, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type FakeServer } from './fake-server';
+import { failWith, gate, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type GatedFake } from './fake-server';
 
 export const ANTHROPIC_USAGE = { input_tokens: 25, output_tokens: 15 };
 export const DELTAS = ['Hello', ' from', ' the', ' fake', ' upstream'];
@@ -22,22 +22,25 @@ function delta(res: http.ServerResponse, text: string): void {
 /** Output tokens the `*-huge-usage` behaviour reports: an integer no store column can hold. */
 export const HUGE_OUTPUT = 1e20;
 
-function finish(res: http.ServerResponse, lingerMs = 0, outputTokens = 15): void {
+/** Ends the stream; with `linger`, the body stays open after message_stop until it resolves. */
+function finish(res: http.ServerResponse, linger?: Promise<void>, outputTokens = 15): void {
   sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
   sse(res, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } }, 'message_delta');
   sse(res, { type: 'message_stop' }, 'message_stop');
-  if (lingerMs > 0) setTimeout(() => res.end(), lingerMs);
+  if (linger) void linger.then(() => res.end());
   else res.end();
 }
 
 /** Behaviours: `*-onewrite` (a whole stream in one write), `*-noisy` (comment, id and retry fields between deltas), `*-tail` (a read with a misnamed event line, one with an event after message_stop), `*-reset-before-headers`, `*-reset-mid-body`, `*-badjson`, `*-big`, `*-bad-sse`, `*-drip`, `*-json`, `*-stream`, `*-slow` (deltas 40 ms apart), `*-midstream-error`, `*-reset`,
  * `*-flood` (50 MiB honouring backpressure), `*-stall`, `*-stall-midstream`, `*-truncated`, `*-status-<code>`, `*-html`,
- * `*-linger` (ends its body 250 ms after message_stop), `*-error-open` (an error event, then the body stays open),
+ * `*-linger` (ends its body after message_stop only at `openGates()`), `*-error-open` (an error event, then the body stays open),
  * `*-long-<ms>` (deltas spread over <ms> milliseconds), `*-trickle` (comment lines every 100 ms after message_stop, for 10 s),
- * `*-huge-usage` (output_tokens 1e20, JSON and stream). `POST /v1/messages/count_tokens` answers `{input_tokens}`:
- * the length of `JSON.stringify([system ?? '', messages])`. */
-export function startAnthropicFake(): Promise<FakeServer> {
-  return startFake(async (req, res) => {
+ * `*-huge-usage` (output_tokens 1e20, JSON and stream), `*-gated` (a stream that waits after its first delta until
+ * `openGates()`: in flight for as long as a test needs, whatever the machine's speed). `POST /v1/messages/count_tokens`
+ * answers `{input_tokens}`: the length of `JSON.stringify([system ?? '', messages])`. */
+export async function startAnthropicFake(): Promise<GatedFake> {
+  const gates = gate();
+  const fake = await startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
     const status = /status-(\d{3})/.exec(model);
     if (status) return failWith(res, Number(status[1]), { 'retry-after': '7' });
@@ -102,6 +105,13 @@ export function startAnthropicFake(): Promise<FakeServer> {
       return void res.socket?.destroy();
     }
     if (model.endsWith('-stall-midstream')) return void delta(res, DELTAS[0] as string);
+    if (model.endsWith('-gated')) {
+      delta(res, DELTAS[0] as string);
+      await gates.wait();
+      if (res.destroyed) return;
+      for (const text of DELTAS.slice(1)) delta(res, text);
+      return finish(res);
+    }
     if (model.endsWith('-bad-sse')) {
       res.write(`event: content_block_delta\ndata: {broken ${SECRET_MARKER}\n\n`);
       return void res.end();
@@ -172,6 +182,7 @@ export function startAnthropicFake(): Promise<FakeServer> {
       delta(res, text);
       if (model.endsWith('-slow')) await sleep(40);
     }
-    finish(res, model.endsWith('-linger') ? 250 : 0, outputTokens);
+    finish(res, model.endsWith('-linger') ? gates.wait() : undefined, outputTokens);
   });
+  return Object.assign(fake, { openGates: gates.open });
 }

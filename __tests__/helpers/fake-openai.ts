@@ -1,5 +1,5 @@
 /** A fake OpenAI Chat Completions upstream; the upstream model name picks the behaviour. */
-import { failWith, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type FakeServer } from './fake-server';
+import { failWith, gate, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type GatedFake } from './fake-server';
 
 export const OPENAI_USAGE = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } };
 export const OPENAI_DELTAS = ['Hi', ' there', '!'];
@@ -7,9 +7,13 @@ export const OPENAI_DELTAS = ['Hi', ' there', '!'];
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> =>
   ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'x', choices: [{ index: 0, delta, finish_reason: finish }], usage: null });
 
-/** Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`, `*-onewrite` (one socket write), `*-status-<code>`. */
-export function startOpenAIFake(): Promise<FakeServer> {
-  return startFake(async (req, res) => {
+/**
+ * Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`,
+ * `*-onewrite` (one socket write), `*-status-<code>`, `*-gated` (waits after its first delta until `openGates()`).
+ */
+export async function startOpenAIFake(): Promise<GatedFake> {
+  const gates = gate();
+  const fake = await startFake(async (req, res) => {
     const model = String(req.body.model ?? '');
     const status = /status-(\d{3})/.exec(model);
     if (status) return failWith(res, Number(status[1]), { 'retry-after': '3' });
@@ -39,6 +43,8 @@ export function startOpenAIFake(): Promise<FakeServer> {
       await sleep(20);
       return void res.socket?.destroy();
     }
+    if (model.endsWith('-gated')) await gates.wait();
+    if (res.destroyed) return;
     for (const text of OPENAI_DELTAS.slice(1)) {
       if (res.destroyed) return;
       if (model.endsWith('-slow')) await sleep(40);
@@ -49,4 +55,5 @@ export function startOpenAIFake(): Promise<FakeServer> {
     sse(res, '[DONE]');
     res.end();
   });
+  return Object.assign(fake, { openGates: gates.open });
 }

@@ -79,6 +79,20 @@ export function sse(res: http.ServerResponse, data: unknown, event?: string): vo
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Waits that a test ends: a fake holds a response at `wait()` until `open()`, however slow the machine is. */
+export function gate(): { wait(): Promise<void>; open(): void } {
+  const waiting: Array<() => void> = [];
+  return {
+    wait: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    open: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}
+
+/** A fake with responses that wait for the test: `*-gated` streams, and others its behaviours name. */
+export type GatedFake = FakeServer & { openGates(): void };
+
 /** Answers with an error status and a body holding the secret marker. */
 export function failWith(res: http.ServerResponse, status: number, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'x-upstream-host': `internal.${SECRET_MARKER}`, ...headers });

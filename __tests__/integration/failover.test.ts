@@ -24,7 +24,7 @@ beforeAll(async () => {
   const entry = (id: string, upstream: MessagesAdapter, upstreamModel = 'claude-stream') => ({ id, capability: 'llm' as const, upstream, upstreamModel, pricing: PRICING });
   gw = await startGateway({
     models: [
-      entry('pair', failover([a(bad.url, 'bad'), a(good.url, 'good')], { backoffMs: 1, failureThreshold: 2, cooldownMs: 400 })),
+      entry('pair', failover([a(bad.url, 'bad'), a(good.url, 'good')], { backoffMs: 1, failureThreshold: 2, cooldownMs: 2000 })),
       entry('pair-midstream', failover([a(good.url, 'good'), a(good.url, 'good-2')], { backoffMs: 1 }), 'claude-midstream-error'),
       entry('all-bad', failover([a(bad.url, 'bad-1'), a(bad.url, 'bad-2')], { attempts: 3, backoffMs: 1 })),
       entry('flaky', failover([a(flaky.url, 'flaky'), a(good.url, 'good')], { attempts: 2, maxRetryAfterMs: 0, backoffMs: 1 })),
@@ -60,7 +60,7 @@ it('takes an upstream that keeps failing out of rotation, then brings it back af
   expect(bad.calls).toBe(before); // two failures in a row (previous test): out of rotation
   const entry = await logEntry(gw.store, (await call('pair')).requestId);
   expect(entry.attempts.map((a) => a.upstream)).toEqual(['good']);
-  await new Promise((r) => setTimeout(r, 450));
+  await new Promise((r) => setTimeout(r, 2050)); // the cool-down is 2 s: long enough that a slow machine still sees it out
   await call('pair');
   expect(bad.calls).toBe(before + 1); // tried again by itself
 });
@@ -87,7 +87,7 @@ it('a retry-after longer than maxRetryAfterMs moves on to the next upstream at o
   const started = Date.now();
   const res = await call('flaky');
   expect(res.status).toBe(200);
-  expect(Date.now() - started).toBeLessThan(500);
+  expect(Date.now() - started).toBeLessThan(1000); // waiting out the retry-after would take 1 s
   const entry = await logEntry(gw.store, res.requestId);
   expect(entry.attempts.map((a) => [a.upstream, a.code])).toEqual([['flaky', 'rate_limit_error'], ['good', undefined]]);
 });

@@ -1,17 +1,17 @@
 /** Per-caller rpm, tpm and concurrency: each refuses with 429 + retry-after and recovers after its window. */
 import { randomBytes } from 'node:crypto';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
-import { sleep, type FakeServer } from '../helpers/fake-server';
+import { sleep, type GatedFake } from '../helpers/fake-server';
 import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 import { dropPrefix, redisClient } from '../helpers/services';
 
-let upstream: FakeServer;
+let upstream: GatedFake;
 let gw: RunningGateway;
 
 beforeAll(async () => {
   upstream = await startAnthropicFake();
   gw = await startGateway({
-    models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']),
+    models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-gated']),
     limits: { windowSec: 1, keyPrefix: `test-${randomBytes(4).toString('hex')}` },
   });
 });
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function call(key: string, model = 'claude-json', maxTokens = 64, on = gw): Promise<{ status: number; retryAfter: string | null; requestId: string; body: string }> {
-  const res = await postMessages(on.url, key, model, { maxTokens, stream: model === 'claude-slow' });
+  const res = await postMessages(on.url, key, model, { maxTokens });
   const out = { status: res.status, retryAfter: res.headers.get('retry-after'), requestId: res.headers.get('request-id') as string, body: await res.text() };
   await logEntry(on.store, out.requestId); // settled, so corrections are applied
   return out;
@@ -58,13 +58,13 @@ it('tpm: counted from the estimate at admission and corrected to the confirmed u
 
 it('concurrency: a third request while two are in flight is refused, and passes once they end', async () => {
   const { key } = addCaller(gw.store, { limits: { concurrency: 2 } });
-  const inFlight = [call(key, 'claude-slow'), call(key, 'claude-slow')];
-  await sleep(60);
+  const inFlight = await Promise.all([openStream(key), openStream(key)]);
   const refused = await call(key);
   expect(refused.status).toBe(429);
   expect(refused.retryAfter).toBe('1');
   expect(JSON.parse(refused.body).error.message).toMatch(/\(concurrency\)/);
-  expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual([200, 200]);
+  upstream.openGates();
+  expect(await Promise.all(inFlight.map((res) => ended(res)))).toEqual([200, 200]);
   expect((await call(key)).status).toBe(200);
 });
 
@@ -97,37 +97,24 @@ it('defaults apply to every caller and a caller can override them', async () => 
   }
 });
 
-/** One slow request holds the only slot; refused requests meanwhile must not keep slots of their own. */
-async function refusedHoldNoSlot(on: RunningGateway): Promise<void> {
-  const { key } = addCaller(on.store, { limits: { concurrency: 1 } });
-  const slow = call(key, 'claude-slow', 64, on);
-  await sleep(60);
-  for (let i = 0; i < 3; i++) expect((await call(key, 'claude-json', 64, on)).status).toBe(429);
-  expect((await slow).status).toBe(200);
-  expect([(await call(key, 'claude-json', 64, on)).status, (await call(key, 'claude-json', 64, on)).status]).toEqual([200, 200]);
+/** A stream held open by the fake (`*-gated`): its answer's headers mean it was admitted and holds its slot. */
+function openStream(key: string, on = gw): Promise<Response> {
+  return postMessages(on.url, key, 'claude-gated', { stream: true });
 }
 
-it('concurrency: refused requests take no slot, so the caller gets its slot back when the request in flight ends', async () => {
-  await refusedHoldNoSlot(gw);
-});
+/** Reads a stream to its end and waits for its settlement, so its slot is back; its status. */
+async function ended(res: Response, on = gw): Promise<number> {
+  await res.text();
+  await logEntry(on.store, res.headers.get('request-id') as string);
+  return res.status;
+}
 
-it('Redis counters: refused requests take no slot there either, and a Redis that is down refuses with 500 api_error', async () => {
-  const redis = await redisClient();
-  const keyPrefix = `test-${randomBytes(4).toString('hex')}`;
-  const shared = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']), limits: { redis, keyPrefix, windowSec: 5 } });
-  const down = await redisClient();
-  down.disconnect();
-  const broken = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']), limits: { redis: down, keyPrefix, defaults: { rpm: 5 } } });
-  try {
-    await refusedHoldNoSlot(shared);
-    const { key } = addCaller(broken.store);
-    const res = await call(key, 'claude-json', 64, broken);
-    expect(res.status).toBe(500);
-    expect(JSON.parse(res.body).error).toEqual({ type: 'api_error', message: 'Rate limiting is unavailable; retry later.' });
-    expect(await logEntry(broken.store, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error', detail: expect.stringMatching(/^limits backend: /) });
-  } finally {
-    await Promise.all([shared.close(), broken.close()]);
-    await dropPrefix(redis, keyPrefix);
-    redis.disconnect();
-  }
-});
+/** One request in flight holds the only slot; refused requests meanwhile must not keep slots of their own. */
+async function refusedHoldNoSlot(on: RunningGateway): Promise<void> {
+  const { key } = addCaller(on.store, { limits: { concurrency: 1 } });
+  const held = await openStream(key, on);
+  for (let i = 0; i < 3; i++) expect((await call(key, 'claude-json', 64, on)).status).toBe(429);
+  upstream.openGates();
+  expect(await ended(held, on)).toBe(200);
+  expect([(await call(key, 'claude-json', 64, on)).status, (await call(key, 'claude-json', 64, on)).status]).toEqual([200, 200]);
+}

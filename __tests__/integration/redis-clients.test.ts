@@ -9,11 +9,11 @@ import Redis5 from 'ioredis';
 import Redis6 from 'ioredis6';
 import { health } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
-import type { FakeServer } from '../helpers/fake-server';
+import type { GatedFake } from '../helpers/fake-server';
 import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 import { dropPrefix, REDIS_URL } from '../helpers/services';
 
-let upstream: FakeServer;
+let upstream: GatedFake;
 beforeAll(async () => {
   upstream = await startAnthropicFake();
 });
@@ -35,7 +35,7 @@ describe.each(clients)('%s', (_name, connect) => {
   beforeAll(async () => {
     redis = connect();
     await redis.connect();
-    gw = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-slow']), limits: { redis, keyPrefix, windowSec: 60 } });
+    gw = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-gated']), limits: { redis, keyPrefix, windowSec: 60 } });
   });
   afterAll(async () => {
     await gw.close();
@@ -69,12 +69,13 @@ describe.each(clients)('%s', (_name, connect) => {
 
   it('concurrency: a slot is held while a stream runs, refused requests take none, and it comes back when the stream ends', async () => {
     const { key } = addCaller(gw.store, { limits: { concurrency: 1 } });
-    const slow = await postMessages(gw.url, key, 'claude-slow', { stream: true }); // headers: admitted, slot taken
-    expect(slow.status).toBe(200);
+    const held = await postMessages(gw.url, key, 'claude-gated', { stream: true }); // its headers: admitted, slot taken
+    expect(held.status).toBe(200);
     expect((await call(key)).status).toBe(429);
     expect((await call(key)).status).toBe(429);
-    expect(await slow.text()).toContain('message_stop');
-    await logEntry(gw.store, slow.headers.get('request-id') as string);
+    upstream.openGates();
+    expect(await held.text()).toContain('message_stop');
+    await logEntry(gw.store, held.headers.get('request-id') as string);
     expect((await call(key)).status).toBe(200);
   });
 
