@@ -118,3 +118,28 @@ async function refusedHoldNoSlot(on: RunningGateway): Promise<void> {
   expect(await ended(held, on)).toBe(200);
   expect([(await call(key, 'claude-json', 64, on)).status, (await call(key, 'claude-json', 64, on)).status]).toEqual([200, 200]);
 }
+
+it('concurrency: refused requests take no slot, so the caller gets its slot back when the request in flight ends', async () => {
+  await refusedHoldNoSlot(gw);
+});
+
+it('Redis counters: refused requests take no slot there either, and a Redis that is down refuses with 500 api_error', async () => {
+  const redis = await redisClient();
+  const keyPrefix = `test-${randomBytes(4).toString('hex')}`;
+  const shared = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-gated']), limits: { redis, keyPrefix, windowSec: 5 } });
+  const down = await redisClient();
+  down.disconnect();
+  const broken = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']), limits: { redis: down, keyPrefix, defaults: { rpm: 5 } } });
+  try {
+    await refusedHoldNoSlot(shared);
+    const { key } = addCaller(broken.store);
+    const res = await call(key, 'claude-json', 64, broken);
+    expect(res.status).toBe(500);
+    expect(JSON.parse(res.body).error).toEqual({ type: 'api_error', message: 'Rate limiting is unavailable; retry later.' });
+    expect(await logEntry(broken.store, res.requestId)).toMatchObject({ status: 500, errorCode: 'api_error', detail: expect.stringMatching(/^limits backend: /) });
+  } finally {
+    await Promise.all([shared.close(), broken.close()]);
+    await dropPrefix(redis, keyPrefix);
+    redis.disconnect();
+  }
+});

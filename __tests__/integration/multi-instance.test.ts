@@ -98,7 +98,7 @@ it('concurrent mixed traffic through both instances: no overspend, every request
   const rows = await logRows(results.map((r) => r.requestId));
   expect(rows).toHaveLength(150);
   const charged = rows.reduce((sum, r) => sum + Number(r.charge), 0);
-  await sleep(100);
+  for (let i = 0; i < 250 && (await store.getAccount(id)).held !== 0; i++) await sleep(20);
   const account = await store.getAccount(id);
   expect(account).toEqual({ balance: start - charged, held: 0, carry: '0', ledger: start - charged });
   // The documented bound: a balance goes below zero only by what confirmed usage exceeded its hold.

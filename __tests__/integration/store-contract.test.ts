@@ -149,12 +149,12 @@ describe.each(stores)('%s', (_name, make) => {
 
   it('renewHolds extends every live hold of one instance, not another instance\'s, and never revives a lapsed one', async () => {
     const id = await caller(300);
-    const soon = (): number => Date.now() + 150;
+    const soon = (): number => Date.now() + 1000; // the renewal below comes well within it, however busy the machine
     await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
     await store.reserve({ instanceId: 'alive', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
     await store.reserve({ instanceId: 'dead', callerId: id, requestId: rid(), amount: 100, expiresAt: soon() });
     await store.renewHolds('alive', later());
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 1050));
     await store.sweepExpiredHolds();
     expect(await store.getAccount(id)).toMatchObject({ balance: 300, held: 200 });
     await store.renewHolds('dead', later()); // too late: its hold lapsed and stays lapsed
