@@ -63,7 +63,7 @@ export type { CompatVersionOptions } from './middleware/compat-version';
 export type { BodyKind, ValidateOptions } from './middleware/validate';
 export type { ResolveModelOptions } from './middleware/resolve-model';
 export type { LimitsOptions } from './middleware/limits';
-export type { ReserveOptions } from './middleware/reserve';
+export type { ReserveMiddleware, ReserveOptions } from './middleware/reserve';
 export type { RerankResponse } from './middleware/proxy-rerank';
 export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
 export type { ShutdownGate } from './middleware/graceful-shutdown';

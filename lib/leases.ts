@@ -98,6 +98,12 @@ export class HoldLeases {
     this.timer.unref();
   }
 
+  /** Stops the renewals; the next start() begins them again. */
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
   /** Renews this instance's holds now (the timer calls it; tests may too). */
   tick(): Promise<void> {
     return Promise.resolve()

@@ -65,10 +65,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const estimator = config.estimator;
   const gate = gracefulShutdown();
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
-  const admission = [
-    limits(config.limits),
-    reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) }),
-  ];
+  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) });
+  const admission = [limits(config.limits), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
@@ -101,7 +99,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {
     await gate.drain(graceMs);
-    await config.writer.flush();
+    await config.writer.flush(); // every settlement is written, so every hold it took is released
+    holds.close();
     stopFigures?.();
   };
   Object.defineProperty(router, 'draining', { get: () => gate.closing });

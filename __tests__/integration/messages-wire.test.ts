@@ -17,7 +17,7 @@ let patient: RunningGateway;
 let patientKey: string;
 
 const NAMES = [
-  'claude-stream', 'claude-noisy', 'claude-tail', 'claude-drip', 'claude-slow', 'claude-flood', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
+  'claude-stream', 'claude-noisy', 'claude-tail', 'claude-drip', 'claude-slow', 'claude-reset', 'claude-truncated', 'claude-html', 'claude-stall', 'claude-stall-midstream',
   'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-status-401', 'claude-status-403', 'claude-status-400', 'claude-status-404',
   'gpt-stream', 'gpt-json', 'gpt-slow', 'gpt-error-unwrapped', 'gpt-reset', 'gpt-length', 'gpt-status-503',
 ];
@@ -30,7 +30,7 @@ beforeAll(async () => {
   models.push({ id: 'public-onewrite', capability: 'llm', upstream: models[0]!.upstream, upstreamModel: 'claude-onewrite', pricing: PRICING });
   gw = await startGateway({ models });
   ({ key } = addCaller(gw.store));
-  patient = await startGateway({ models: llmModels(anthropic.url, openai.url, ['claude-linger', 'claude-error-open', 'claude-gated', 'gpt-gated'], { firstByteMs: 30_000, idleMs: 30_000 }) });
+  patient = await startGateway({ models: llmModels(anthropic.url, openai.url, ['claude-linger', 'claude-error-open', 'claude-gated', 'claude-flood', 'gpt-gated'], { firstByteMs: 30_000, idleMs: 30_000 }) });
   ({ key: patientKey } = addCaller(patient.store));
 });
 afterAll(async () => {
@@ -140,14 +140,18 @@ describe('SSE output', () => {
 
   it('honours backpressure: a client that stops reading stops the upstream read', async () => {
     flood.written = 0;
-    const req = http.request(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } });
+    // On the patient gateway: a loaded machine's pauses between upstream reads must not look like an idle upstream.
+    const req = http.request(`${patient.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': patientKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' } });
     const response = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     req.end(JSON.stringify(body('claude-flood', { stream: true })));
     const res = await response;
     res.pause();
-    await sleep(400);
-    const stalledAt = flood.written;
-    await sleep(200);
+    // Wait until the upstream has written nothing for 500 ms (up to 15 s): the socket buffers are full.
+    let stalledAt = -1;
+    for (let i = 0; i < 30 && flood.written !== stalledAt; i++) {
+      stalledAt = flood.written;
+      await sleep(500);
+    }
     expect(flood.written).toBe(stalledAt); // nothing more is pulled while the client is not reading
     expect(stalledAt).toBeLessThan(FLOOD_EVENTS / 2); // the rest waits upstream (kernel socket buffers hold some MiB)
     res.resume();

@@ -57,6 +57,30 @@ describe.each(['memory', 'postgres'] as const)('hold leases on %s', (kind) => {
   });
 });
 
+it('router.close() stops renewing the instance\'s holds: a closed router leaves no timer calling its store', async () => {
+  const store = new MemoryStore();
+  let renewals = 0;
+  const renew = store.renewHolds.bind(store);
+  store.renewHolds = (instanceId, expiresAt) => {
+    renewals += 1;
+    return renew(instanceId, expiresAt);
+  };
+  const gw = await startGateway({ models: models('claude-json'), store, holdLeaseMs: 100 }); // a renewal every 25 ms
+  try {
+    const { key } = addCaller(store);
+    expect((await postMessages(gw.url, key, 'claude-json')).status).toBe(200);
+    for (let i = 0; i < 250 && renewals === 0; i++) await sleep(20); // the renewals run
+    expect(renewals).toBeGreaterThan(0);
+    await gw.router.close();
+    await sleep(50); // a renewal already under way when close() ran may still arrive
+    const atClose = renewals;
+    await sleep(500); // twenty renewal periods
+    expect(renewals).toBe(atClose);
+  } finally {
+    await gw.close();
+  }
+});
+
 describe('Redis concurrency slots', () => {
   let redis: Redis;
   const prefix = `slots-${randomBytes(4).toString('hex')}`;

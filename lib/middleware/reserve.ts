@@ -33,13 +33,19 @@ export interface ReserveOptions {
   failOpen?: boolean;
 }
 
+/** The reserve() middleware, and close(): stops renewing this instance's holds. */
+export interface ReserveMiddleware extends RequestHandler {
+  /** Stops the lease renewals; call it once the requests it admitted have settled (router.close() does). A later hold starts them again. */
+  close(): void;
+}
+
 /**
  * Needs resolveModel() before it and billingHook() around it (which settles and so releases
  * the hold; without it a hold is renewed for as long as the process lives). Holds price × estimate atomically; when the available
  * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
  * The hold only admits: the bill is decided later from the confirmed usage.
  */
-export function reserve(options: ReserveOptions): RequestHandler {
+export function reserve(options: ReserveOptions): ReserveMiddleware {
   const store = options?.store;
   if (!store || typeof store.reserve !== 'function') {
     throw new TypeError('reserve: option "store" must implement reserve() (e.g. new MemoryStore()).');
@@ -81,7 +87,7 @@ export function reserve(options: ReserveOptions): RequestHandler {
     ctx.detail = `balance store: ${String(err)}`;
     next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
   };
-  return function reserveMiddleware(req, res, next) {
+  const reserveMiddleware: RequestHandler = (req, res, next) => {
     const ctx = gatewayContext(res);
     if (!ctx.caller || !ctx.model) {
       next(new Error('model-gateway: reserve() needs authenticate() and resolveModel() before it.'));
@@ -97,4 +103,5 @@ export function reserve(options: ReserveOptions): RequestHandler {
     const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry(), instanceId: leases.instanceId };
     callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err, late) => failed(ctx, request, err, late, next));
   };
+  return Object.assign(reserveMiddleware, { close: () => leases.stop() });
 }
