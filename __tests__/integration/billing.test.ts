@@ -147,7 +147,7 @@ describe('the settle hook', () => {
       const res = await call(key, 'claude-json');
       expect(res.status).toBe(200);
       await logEntry(gw.store, res.requestId);
-      for (let i = 0; i < 100 && !settled.some((r) => r.settlement.requestId === res.requestId); i++) await sleep(5);
+      for (let i = 0; i < 1000 && !settled.some((r) => r.settlement.requestId === res.requestId); i++) await sleep(5);
       const record = settled.find((r) => r.settlement.requestId === res.requestId);
       expect(record?.settlement).toMatchObject({ callerId: id, cost: '55', billingStatus: 'billed', model: 'claude-json' });
       expect(record?.entry.charge).toBe(55);

@@ -7,6 +7,7 @@ import { addCaller, logEntry, postMessages, PRICING, startGateway, type RunningG
 let good: FakeServer;
 let bad: FakeServer;
 let flaky: FakeServer;
+let flakyLong: FakeServer;
 let gw: RunningGateway;
 let key: string;
 let flakyCalls = 0;
@@ -14,12 +15,14 @@ let flakyCalls = 0;
 beforeAll(async () => {
   good = await startAnthropicFake();
   bad = await startFake((_req, res) => failWith(res, 503));
-  // Answers 429 with retry-after: 1 on every odd call, then behaves like the good upstream.
-  flaky = await startFake((req, res) => {
+  // Answers 429 with retry-after on every odd call, then behaves like the good upstream.
+  const flakyFake = (retryAfter: string) => startFake((_req, res) => {
     flakyCalls++;
-    if (flakyCalls % 2 === 1) return failWith(res, 429, { 'retry-after': '1' });
+    if (flakyCalls % 2 === 1) return failWith(res, 429, { 'retry-after': retryAfter });
     res.writeHead(307, { location: `${good.url}/v1/messages` }).end();
   });
+  flaky = await flakyFake('1');
+  flakyLong = await flakyFake('60');
   const a = (url: string, name: string) => anthropicAdapter({ baseURL: url, apiKey: UPSTREAM_KEY, name });
   const entry = (id: string, upstream: MessagesAdapter, upstreamModel = 'claude-stream') => ({ id, capability: 'llm' as const, upstream, upstreamModel, pricing: PRICING });
   gw = await startGateway({
@@ -27,7 +30,7 @@ beforeAll(async () => {
       entry('pair', failover([a(bad.url, 'bad'), a(good.url, 'good')], { backoffMs: 1, failureThreshold: 2, cooldownMs: 2000 })),
       entry('pair-midstream', failover([a(good.url, 'good'), a(good.url, 'good-2')], { backoffMs: 1 }), 'claude-midstream-error'),
       entry('all-bad', failover([a(bad.url, 'bad-1'), a(bad.url, 'bad-2')], { attempts: 3, backoffMs: 1 })),
-      entry('flaky', failover([a(flaky.url, 'flaky'), a(good.url, 'good')], { attempts: 2, maxRetryAfterMs: 0, backoffMs: 1 })),
+      entry('flaky', failover([a(flakyLong.url, 'flaky'), a(good.url, 'good')], { attempts: 2, maxRetryAfterMs: 0, backoffMs: 1 })),
       entry('flaky-wait', failover([a(flaky.url, 'flaky')], { attempts: 2, maxRetryAfterMs: 2000, backoffMs: 1 })),
     ],
   });
@@ -35,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw.close();
-  await Promise.all([good.close(), bad.close(), flaky.close()]);
+  await Promise.all([good.close(), bad.close(), flaky.close(), flakyLong.close()]);
 });
 
 async function call(model: string, stream = false): Promise<{ status: number; text: string; requestId: string }> {
@@ -87,7 +90,7 @@ it('a retry-after longer than maxRetryAfterMs moves on to the next upstream at o
   const started = Date.now();
   const res = await call('flaky');
   expect(res.status).toBe(200);
-  expect(Date.now() - started).toBeLessThan(1000); // waiting out the retry-after would take 1 s
+  expect(Date.now() - started).toBeLessThan(10_000); // waiting out the retry-after would take 60 s
   const entry = await logEntry(gw.store, res.requestId);
   expect(entry.attempts.map((a) => [a.upstream, a.code])).toEqual([['flaky', 'rate_limit_error'], ['good', undefined]]);
 });

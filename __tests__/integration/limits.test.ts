@@ -12,7 +12,8 @@ beforeAll(async () => {
   upstream = await startAnthropicFake();
   gw = await startGateway({
     models: llmModels(upstream.url, upstream.url, ['claude-json', 'claude-gated']),
-    limits: { windowSec: 1, keyPrefix: `test-${randomBytes(4).toString('hex')}` },
+    // Windows of 3 s: a test's requests fit in one however loaded the machine; recovery waits out retry-after.
+    limits: { windowSec: 3, keyPrefix: `test-${randomBytes(4).toString('hex')}` },
   });
 });
 afterAll(async () => {
@@ -35,7 +36,7 @@ it('rpm: the 4th request in a window is refused with 429 and retry-after, and pa
   expect(JSON.parse(refused.body).error).toEqual({ type: 'rate_limit_error', message: expect.stringMatching(/\(rpm\)/) });
   expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
   expect(await logEntry(gw.store, refused.requestId)).toMatchObject({ status: 429, errorCode: 'rate_limit_error' });
-  await sleep(1100);
+  await sleep(Number(refused.retryAfter) * 1000 + 100);
   expect((await call(key)).status).toBe(200);
 });
 
@@ -52,7 +53,7 @@ it('tpm: counted from the estimate at admission and corrected to the confirmed u
   const tooBig = await call(key, 'claude-json', 500);
   expect(tooBig.status).toBe(429);
   expect(JSON.parse(tooBig.body).error.message).toMatch(/more than the limit of 200 tokens per minute/);
-  await sleep(1100);
+  await sleep(Number(over.retryAfter) * 1000 + 100);
   expect((await call(key)).status).toBe(200);
 });
 
@@ -81,7 +82,7 @@ it('a request refused by its second limit gives back what the first took: a late
 it('defaults apply to every caller and a caller can override them', async () => {
   const shared = await startGateway({
     models: llmModels(upstream.url, upstream.url, ['claude-json']),
-    limits: { windowSec: 1, keyPrefix: `test-${randomBytes(4).toString('hex')}`, defaults: { rpm: 1 } },
+    limits: { windowSec: 3, keyPrefix: `test-${randomBytes(4).toString('hex')}`, defaults: { rpm: 1 } },
   });
   try {
     const a = addCaller(shared.store);

@@ -73,6 +73,7 @@ it('idle connections terminated: the process lives and the next requests are ser
   expect(child.exitCode).toBeNull();
   const after = await Promise.all([send('sk-restart-idle', 'claude-json'), send('sk-restart-idle', 'claude-slow')]);
   expect(after.map((r) => r.status)).toEqual([200, 200]);
+  for (let i = 0; i < 250 && !/PostgresStore: terminating connection/.test(stderr); i++) await sleep(20); // the child's stderr may lag
   expect(stderr).toMatch(/PostgresStore: terminating connection/);
 });
 
@@ -94,6 +95,6 @@ it('connections terminated while serving: each request succeeds or fails with ap
   expect(charged).toBe(served * 55);
   const dup = await pg.pool.query(`SELECT request_id FROM ${pg.schema}.ledger WHERE caller_id = 'busy' AND request_id IS NOT NULL GROUP BY request_id HAVING count(*) > 1`);
   expect(dup.rows).toEqual([]);
-  for (let i = 0; i < 100 && (await pg.store.getAccount('busy')).held !== 0; i++) await sleep(20);
+  for (let i = 0; i < 250 && (await pg.store.getAccount('busy')).held !== 0; i++) await sleep(20);
   expect(await pg.store.getAccount('busy')).toEqual({ balance: start - charged, held: 0, carry: '0', ledger: start - charged });
 });

@@ -59,7 +59,7 @@ it('a reserve costs the same however many holds its caller has in flight, and ex
   // Walking the caller's live holds on every reserve makes this quadratic: ~20 s for 20,000.
   let admitted = 0;
   for (let i = 0; i < 20_000; i++) if (store.reserve({ instanceId: 'test', callerId: 'many', requestId: `h${i}`, amount: 10, expiresAt: now + 60_000 }).ok) admitted++;
-  expect(performance.now() - started).toBeLessThan(1000);
+  expect(performance.now() - started).toBeLessThan(5000); // linear: tens of ms; quadratic: about 20 s
   expect(admitted).toBe(20_000);
   expect(store.available('many', now)).toBe(1_000_000_000 - 200_000);
   store.release('h0');

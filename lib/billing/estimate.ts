@@ -28,7 +28,7 @@ function textLength(content: unknown): number {
  * Default estimator for Messages, chat completions and rerank bodies: input is
  * ceil(characters / 3) plus 8 per message (the query counts once per document for rerank);
  * output is `max_tokens` (or `max_completion_tokens`), the most the upstream may produce.
- * Linear in the prompt's size with no copying: about a millisecond for a megabyte.
+ * It reads string lengths and never scans or copies text: its cost grows with the number of parts, not their size.
  */
 export const defaultEstimator: Estimator = (body) => {
   const b = (body ?? {}) as Record<string, unknown>;
