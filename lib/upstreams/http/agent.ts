@@ -21,6 +21,17 @@ function withConnectTimeout<T extends http.Agent>(agent: T, connectMs: number): 
   return agent;
 }
 
+/**
+ * Longest a pooled upstream connection stays idle, in ms. Under Node's default server keep-alive
+ * (5 s), as undici and agentkeepalive choose, so the gateway closes first: a request sent on a
+ * connection the upstream is closing fails with a reset. Setting it also makes Node honour an
+ * upstream's shorter `Keep-Alive: timeout=N` (it closes one second before).
+ */
+export const IDLE_SOCKET_MS = 4000;
+
+/** Options of every keep-alive agent the package creates. */
+export const AGENT_OPTIONS: Readonly<http.AgentOptions> = Object.freeze({ keepAlive: true, maxSockets: 256, scheduling: 'lifo', timeout: IDLE_SOCKET_MS });
+
 /** One pair of agents per adapter: keep-alive, so calls reuse warm connections. */
 export interface AgentPair {
   http: http.Agent;
@@ -29,9 +40,8 @@ export interface AgentPair {
 
 /** Creates the agents; `connectMs` bounds the TCP (and TLS) connect. */
 export function createAgents(connectMs: number): AgentPair {
-  const options = { keepAlive: true, maxSockets: 256, scheduling: 'lifo' as const };
   return {
-    http: withConnectTimeout(new http.Agent(options), connectMs),
-    https: withConnectTimeout(new https.Agent(options), connectMs),
+    http: withConnectTimeout(new http.Agent(AGENT_OPTIONS), connectMs),
+    https: withConnectTimeout(new https.Agent(AGENT_OPTIONS), connectMs),
   };
 }

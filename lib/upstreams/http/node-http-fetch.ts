@@ -1,16 +1,18 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
 import http from 'node:http';
 import https from 'node:https';
+import { AGENT_OPTIONS } from './agent';
 import type { FetchLike, ResponseLike } from '../types';
 
 /**
  * A fetch-compatible function on Node's own `http.request` with keep-alive agents (no WHATWG
  * objects per call). Pass it as an adapter's `fetch` option; unlike node-fetch 2 it notices a
- * reset inside a JSON body at once. Default agents: keep-alive, 256 sockets per host.
+ * reset inside a JSON body at once. Default agents: the adapters' own (keep-alive, 256 sockets per
+ * host, idle connections closed before the upstream closes them).
  */
 export function nodeHttpFetch(agents: { http?: http.Agent; https?: https.Agent } = {}): FetchLike {
-  const plain = agents.http ?? new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const secure = agents.https ?? new https.Agent({ keepAlive: true, maxSockets: 256 });
+  const plain = agents.http ?? new http.Agent(AGENT_OPTIONS);
+  const secure = agents.https ?? new https.Agent(AGENT_OPTIONS);
   return (url, init) => new Promise<ResponseLike>((resolve, reject) => {
     const request = url.startsWith('https:') ? https.request : http.request;
     const agent = url.startsWith('https:') ? secure : plain;
