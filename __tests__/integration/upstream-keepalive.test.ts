@@ -12,11 +12,12 @@ import { addCaller, postMessages, PRICING, startGateway, type RunningGateway } f
 /** An Anthropic upstream that never closes an idle connection itself and notes who closed each. */
 interface KeepAliveUpstream {
   url: string;
-  /** Connections opened, and the order in which the gateway closed them (by the upstream's name). */
+  /** Connections opened so far. */
   opened: number;
   close(): Promise<void>;
 }
 
+/** Upstream names, one per connection closed, in the order the closes arrived. */
 const closedOrder: string[] = [];
 
 async function startUpstream(name: string, keepAliveHeader: string | null, replyAfterMs = 0): Promise<KeepAliveUpstream> {
