@@ -1,77 +1,12 @@
-/** The one seam for upstream HTTP: fetch-compatible client, keep-alive agents, timeouts, error mapping. */
-import nodeFetch from 'node-fetch';
+/** The one seam for upstream HTTP calls: a POST and its body under the timeouts, failures mapped to GatewayErrors. */
 import { GatewayError } from '../../errors';
-import { createAgents } from './agent';
 import { callAborted, offCallAbort, onCallAbort } from '../call-context';
-import { redactor } from './redact';
 import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
-import type { FetchLike, HttpAdapterOptions, ResponseLike, UpstreamCallContext, UpstreamTimeouts } from '../types';
-
-/** Defaults of UpstreamTimeouts. */
-export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.freeze({
-  connectMs: 10_000,
-  firstByteMs: 600_000,
-  idleMs: 60_000,
-});
+import type { ResolvedHttp } from './options';
+import type { ResponseLike, UpstreamCallContext } from '../types';
 
 /** Longest time the bytes after a stream's final event are drained (so its connection can be reused), in ms. */
 export const DRAIN_MS = 1000;
-
-/** Default largest upstream JSON body read, in bytes. */
-export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
-
-/** HttpAdapterOptions resolved once at construction. */
-export interface ResolvedHttp {
-  readonly name: string;
-  readonly baseURL: string;
-  readonly fetch: FetchLike;
-  /** node-fetch's `agent` option: the keep-alive agents for the default client; undefined for a host's own. */
-  readonly agent: ((url: URL) => unknown) | undefined;
-  readonly timeouts: Readonly<Required<UpstreamTimeouts>>;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly maxResponseBytes: number;
-  /** Removes the adapter's own key from a text bound for the request log. */
-  readonly redact: (text: string) => string;
-}
-
-/** Validates and freezes adapter options; `authHeaders` turns the key into the provider's headers. */
-export function resolveHttp(
-  options: HttpAdapterOptions,
-  defaultName: string,
-  authHeaders: (apiKey: string) => Record<string, string>,
-): ResolvedHttp {
-  if (typeof options?.baseURL !== 'string' || !/^https?:\/\//.test(options.baseURL)) {
-    throw new TypeError(`${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
-  }
-  const timeouts = Object.freeze({ ...DEFAULT_TIMEOUTS, ...options.timeouts });
-  for (const [key, value] of Object.entries(timeouts)) {
-    if (!Number.isInteger(value) || value <= 0) {
-      throw new TypeError(`${defaultName} adapter: option "timeouts.${key}" must be a positive integer of milliseconds.`);
-    }
-  }
-  const maxResponseBytes = options.maxResponseBytes ?? MAX_UPSTREAM_BODY_BYTES;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError(`${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
-  }
-  const agents = createAgents(timeouts.connectMs);
-  const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);
-  const custom = options.fetch;
-  // The headers object is shared by every call: a host's own client gets a copy it may change.
-  const fetch: FetchLike = custom
-    ? (url, init) => custom(url, { ...init, headers: { ...init.headers } })
-    : (nodeFetch as unknown as FetchLike);
-  const headers = { 'content-type': 'application/json', ...options.headers, ...(options.apiKey ? authHeaders(options.apiKey) : {}) };
-  return Object.freeze({
-    name: options.name ?? defaultName,
-    baseURL: options.baseURL.replace(/\/+$/, ''),
-    fetch,
-    agent: custom ? undefined : agent,
-    timeouts,
-    headers: Object.freeze(headers),
-    maxResponseBytes,
-    redact: redactor(options.apiKey),
-  });
-}
 
 /** An open upstream response: its body is read either whole (`text`) or chunk by chunk, under the idle timeout. */
 export interface OpenResponse {

@@ -3,7 +3,8 @@ import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types'
 import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
 import { SseBatchReader } from '../../wire/sse-reader';
 import { badUpstreamAnswer } from '../http/errors';
-import { parseJson, postJson, readText, resolveHttp } from '../http/client';
+import { parseJson, postJson, readText } from '../http/client';
+import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';
 import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-events';
 import type { CountTokensRequest, HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';

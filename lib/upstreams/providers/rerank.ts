@@ -1,7 +1,8 @@
 /** What every built-in rerank adapter shares: build a provider body, parse its answer into results and usage. */
 import type { RerankRequest, RerankResult } from '../../types';
 import { badUpstreamAnswer } from '../http/errors';
-import { postJson, readJson, resolveHttp } from '../http/client';
+import { postJson, readJson } from '../http/client';
+import { resolveHttp } from '../http/options';
 import { guardAdapter } from '../http/redact';
 import type { HttpAdapterOptions, RerankAdapter, UpstreamCallContext, UsageFigures } from '../types';
 
