@@ -1,5 +1,5 @@
 /** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
-import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, openaiChatAdapter, resolveOptions } from '../../lib';
+import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, resolveOptions } from '../../lib';
 import type { GatewayOptions, ModelEntry } from '../../lib';
 
 const llm = anthropicAdapter({ baseURL: 'http://127.0.0.1:1' });
@@ -51,6 +51,7 @@ describe('createGatewayRouter options', () => {
     expect(() => anthropicAdapter({ baseURL: 'api.example.com' })).toThrow(/option "baseURL" must be an http\(s\) URL/);
     expect(() => openaiChatAdapter({ baseURL: 'http://x', maxTokensField: 'max' as never })).toThrow(/option "maxTokensField"/);
     expect(() => anthropicAdapter({ baseURL: 'http://x', timeouts: { idleMs: -1 } })).toThrow(/option "timeouts.idleMs"/);
+    for (const bad of [0, 1.5, Infinity]) expect(() => nodeHttpFetch({ maxSockets: bad })).toThrow(/option "maxSockets" must be a positive integer \(leave it out for no cap\)/);
   });
 });
 

@@ -112,7 +112,10 @@ export interface HttpAdapterOptions {
   baseURL: string;
   /** The gateway's own key for the provider. Never reaches a client or a log line. */
   apiKey?: string;
-  /** Fetch-compatible function. Default: node-fetch 2 with a keep-alive agent. */
+  /**
+   * Fetch-compatible function. Default: node-fetch 2 with a keep-alive agent and no cap on
+   * connections (the callers' limits bound concurrency); to cap them, pass `nodeHttpFetch({ maxSockets })`.
+   */
   fetch?: FetchLike;
   /** Timeouts. Defaults: see UpstreamTimeouts. */
   timeouts?: UpstreamTimeouts;

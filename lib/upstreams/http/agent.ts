@@ -29,8 +29,11 @@ function withConnectTimeout<T extends http.Agent>(agent: T, connectMs: number): 
  */
 export const IDLE_SOCKET_MS = 4000;
 
-/** Options of every keep-alive agent the package creates. */
-export const AGENT_OPTIONS: Readonly<http.AgentOptions> = Object.freeze({ keepAlive: true, maxSockets: 256, scheduling: 'lifo', timeout: IDLE_SOCKET_MS });
+/**
+ * Options of every keep-alive agent the package creates. No cap on connections by default: a
+ * request node-fetch 2 queues for a freed connection fails with "Premature close".
+ */
+export const AGENT_OPTIONS: Readonly<http.AgentOptions> = Object.freeze({ keepAlive: true, scheduling: 'lifo', timeout: IDLE_SOCKET_MS });
 
 /** One pair of agents per adapter: keep-alive, so calls reuse warm connections. */
 export interface AgentPair {

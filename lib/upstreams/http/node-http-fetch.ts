@@ -7,12 +7,18 @@ import type { FetchLike, ResponseLike } from '../types';
 /**
  * A fetch-compatible function on Node's own `http.request` with keep-alive agents (no WHATWG
  * objects per call). Pass it as an adapter's `fetch` option; unlike node-fetch 2 it notices a
- * reset inside a JSON body at once. Default agents: the adapters' own (keep-alive, 256 sockets per
- * host, idle connections closed before the upstream closes them).
+ * reset inside a JSON body at once. Default agents: the adapters' own (keep-alive, idle
+ * connections closed before the upstream closes them), with at most `maxSockets` connections per
+ * upstream host (default: no cap); calls beyond wait for a free one, within `timeouts.firstByteMs`.
  */
-export function nodeHttpFetch(agents: { http?: http.Agent; https?: https.Agent } = {}): FetchLike {
-  const plain = agents.http ?? new http.Agent(AGENT_OPTIONS);
-  const secure = agents.https ?? new https.Agent(AGENT_OPTIONS);
+export function nodeHttpFetch(options: { http?: http.Agent; https?: https.Agent; maxSockets?: number } = {}): FetchLike {
+  const { maxSockets } = options;
+  if (maxSockets !== undefined && (!Number.isSafeInteger(maxSockets) || maxSockets <= 0)) {
+    throw new TypeError('nodeHttpFetch: option "maxSockets" must be a positive integer (leave it out for no cap).');
+  }
+  const agentOptions = maxSockets === undefined ? AGENT_OPTIONS : { ...AGENT_OPTIONS, maxSockets };
+  const plain = options.http ?? new http.Agent(agentOptions);
+  const secure = options.https ?? new https.Agent(agentOptions);
   return (url, init) => new Promise<ResponseLike>((resolve, reject) => {
     const request = url.startsWith('https:') ? https.request : http.request;
     const agent = url.startsWith('https:') ? secure : plain;
