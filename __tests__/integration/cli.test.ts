@@ -6,12 +6,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
-import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
+import { UPSTREAM_KEY, type GatedFake } from '../helpers/fake-server';
 import { PG_URL, pgPool, REDIS_URL, uniqueSchema } from '../helpers/services';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'model-gateway.js');
 const ADMIN = 'cli-admin-token-0123456789';
-let upstream: FakeServer;
+let upstream: GatedFake;
 let dir: string;
 const schema = uniqueSchema();
 beforeAll(async () => {
@@ -199,4 +199,53 @@ it('zero-config: with only ANTHROPIC_API_KEY it serves that provider on a memory
   const none = start([], { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, MODEL_GATEWAY_CONFIG: undefined });
   expect(await new Promise<number | null>((resolve) => none.child.once('exit', resolve))).toBe(2);
   expect(none.out()).toContain('no config: pass --config gateway.yaml, or set ANTHROPIC_API_KEY (or OPENAI_API_KEY)');
+}, 60_000);
+
+it('per-upstream timeouts and maxSockets from the config: an idle limit ends a stalled stream, one connection serves one call at a time', async () => {
+  const file = path.join(dir, 'upstreams.yaml');
+  writeFileSync(file, `
+server: { port: 0 }
+upstreams:
+  impatient: { type: anthropic, baseURL: "\${ANTHROPIC_BASE_URL}", apiKey: "\${ANTHROPIC_API_KEY}", timeouts: { idleMs: 300 } }
+  single: { type: anthropic, baseURL: "\${ANTHROPIC_BASE_URL}", apiKey: "\${ANTHROPIC_API_KEY}", maxSockets: 1 }
+models:
+  - { id: impatient, capability: llm, upstream: impatient, upstreamModel: claude-gated, free: true }
+  - { id: single-gated, capability: llm, upstream: single, upstreamModel: claude-gated, free: true }
+  - { id: single-json, capability: llm, upstream: single, upstreamModel: claude-json, free: true }
+admin: { tokens: [{ name: ops, token: "\${ADMIN_TOKEN}", access: write }] }
+`);
+  const bad = path.join(dir, 'upstreams-bad.yaml');
+  writeFileSync(bad, readFileSync(file, 'utf8').replace('idleMs: 300', 'idleMs: 0'));
+  expect(cli(['validate', '--config', bad])).toMatchObject({ code: 2, err: expect.stringContaining('upstreams.impatient.timeouts.idleMs: must be >= 1') });
+  const gw = start(['--config', file]);
+  try {
+    const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
+    const created = await fetch(`${url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ callerId: 'upstreams' }) });
+    const { key } = (await created.json()) as { key: string };
+    const post = (model: string, stream: boolean): Promise<Response> => fetch(`${url}/v1/messages`, {
+      method: 'POST', signal: AbortSignal.timeout(20_000), headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 64, stream, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    // The gated stream stalls after its first delta until the test opens the gates: idleMs 300 ends it.
+    const stalled = await (await post('impatient', true)).text();
+    expect(stalled).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"timeout_error"/);
+    // With one connection, a JSON call waits for the stream holding it; without the cap it would answer at once.
+    const streaming = await post('single-gated', true);
+    const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // the first delta: the stream holds the connection
+    const order: string[] = [];
+    const json = post('single-json', false).then((r) => { order.push('json'); return r.status; });
+    await new Promise((r) => setTimeout(r, 1000)); // time for an uncapped call to come back
+    upstream.openGates();
+    while (!(await reader.read()).done);
+    order.push('stream ended');
+    expect(await json).toBe(200);
+    expect(order).toEqual(['stream ended', 'json']);
+  } catch (err) {
+    throw new Error(`${String(err)}\n--- gateway output ---\n${gw.out().slice(-3000)}`);
+  } finally {
+    upstream.openGates();
+    gw.child.kill('SIGTERM');
+    await new Promise((resolve) => gw.child.once('exit', resolve));
+  }
 }, 60_000);

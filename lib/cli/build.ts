@@ -3,6 +3,7 @@ import type { ModelEntry } from '../catalog';
 import { MemoryStore } from '../stores/memory-store';
 import { PostgresStore } from '../stores/postgres-store';
 import { failover } from '../upstreams/failover';
+import { nodeHttpFetch } from '../upstreams/http/node-http-fetch';
 import { anthropicAdapter } from '../upstreams/providers/anthropic';
 import { openaiChatAdapter } from '../upstreams/providers/openai-chat';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../upstreams/providers/rerank-providers';
@@ -59,7 +60,10 @@ function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>)
     return members.every((m) => m.kind === 'rerank') ? failover(members as RerankAdapter[]) : failover(members as MessagesAdapter[]);
   }
   if (!u.baseURL) throw new ConfigError(`${at}.baseURL: required for a ${u.type} upstream`);
-  const http = { baseURL: u.baseURL, ...(u.apiKey ? { apiKey: u.apiKey } : {}), ...(u.name ? { name: u.name } : {}) };
+  const http = {
+    baseURL: u.baseURL, ...(u.apiKey ? { apiKey: u.apiKey } : {}), ...(u.name ? { name: u.name } : {}), ...(u.timeouts ? { timeouts: u.timeouts } : {}),
+    ...(u.maxSockets ? { fetch: nodeHttpFetch({ maxSockets: u.maxSockets }) } : {}),
+  };
   switch (u.type) {
     case 'anthropic': return anthropicAdapter(http);
     case 'openai': return openaiChatAdapter({ ...http, ...(u.maxTokensField ? { maxTokensField: u.maxTokensField } : {}) });

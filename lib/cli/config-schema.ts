@@ -5,6 +5,7 @@ const path = { type: 'string', pattern: '^/' };
 const secret = { type: 'string', minLength: 1 };
 const price = { type: ['number', 'string'] };
 const mount = { type: 'object', additionalProperties: false, properties: { path, port } };
+const ms = { type: 'integer', minimum: 1 };
 
 export const configSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -36,6 +37,8 @@ export const configSchema = {
           baseURL: { type: 'string' }, apiKey: secret, name: { type: 'string' },
           of: { type: 'array', items: { type: 'string' }, minItems: 1 },
           maxTokensField: { enum: ['max_tokens', 'max_completion_tokens'] }, apiVersion: { enum: ['v1', 'v2'] },
+          timeouts: { type: 'object', additionalProperties: false, properties: { connectMs: ms, firstByteMs: ms, idleMs: ms } },
+          maxSockets: { type: 'integer', minimum: 1 },
         },
       },
     },

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { compileSchema } from '../schemas/ajv';
 import { configSchema } from './config-schema';
+import type { UpstreamTimeouts } from '../upstreams/types';
 
 /** The config file's shape (see config-schema.ts for every field). */
 export interface GatewayConfig {
@@ -27,6 +28,9 @@ export interface UpstreamConfig {
   of?: string[];
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   apiVersion?: 'v1' | 'v2';
+  timeouts?: UpstreamTimeouts;
+  /** Most connections open to this upstream at once (Node's http client then); default: no cap. */
+  maxSockets?: number;
 }
 
 export interface ModelConfig {
