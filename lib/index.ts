@@ -36,6 +36,7 @@ export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstrea
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
 export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
+export type { NodeHttpFetchOptions } from './upstreams/http/node-http-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
 export { createAdminRouter } from './admin/router';
 export { adminOpenApi } from './admin/openapi';

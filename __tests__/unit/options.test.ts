@@ -1,4 +1,5 @@
 /** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
+import http from 'node:http';
 import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, resolveOptions } from '../../lib';
 import type { GatewayOptions, ModelEntry } from '../../lib';
 
@@ -52,6 +53,8 @@ describe('createGatewayRouter options', () => {
     expect(() => openaiChatAdapter({ baseURL: 'http://x', maxTokensField: 'max' as never })).toThrow(/option "maxTokensField"/);
     expect(() => anthropicAdapter({ baseURL: 'http://x', timeouts: { idleMs: -1 } })).toThrow(/option "timeouts.idleMs"/);
     for (const bad of [0, 1.5, Infinity]) expect(() => nodeHttpFetch({ maxSockets: bad })).toThrow(/option "maxSockets" must be a positive integer \(leave it out for no cap\)/);
+    expect(() => nodeHttpFetch({ connectMs: 0 })).toThrow(/option "connectMs" must be a positive integer of milliseconds/);
+    expect(() => nodeHttpFetch({ http: new http.Agent(), maxSockets: 4 })).toThrow(/with your own "http"\/"https" agents, set them there/);
   });
 });
 

@@ -62,7 +62,8 @@ function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>)
   if (!u.baseURL) throw new ConfigError(`${at}.baseURL: required for a ${u.type} upstream`);
   const http = {
     baseURL: u.baseURL, ...(u.apiKey ? { apiKey: u.apiKey } : {}), ...(u.name ? { name: u.name } : {}), ...(u.timeouts ? { timeouts: u.timeouts } : {}),
-    ...(u.maxSockets ? { fetch: nodeHttpFetch({ maxSockets: u.maxSockets }) } : {}),
+    // node-fetch cannot be capped: a capped upstream uses Node's own client, with the same connect bound.
+    ...(u.maxSockets ? { fetch: nodeHttpFetch({ maxSockets: u.maxSockets, ...(u.timeouts?.connectMs ? { connectMs: u.timeouts.connectMs } : {}) }) } : {}),
   };
   switch (u.type) {
     case 'anthropic': return anthropicAdapter(http);

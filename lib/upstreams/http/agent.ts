@@ -33,7 +33,7 @@ export const IDLE_SOCKET_MS = 4000;
  * Options of every keep-alive agent the package creates. No cap on connections by default: a
  * request node-fetch 2 queues for a freed connection fails with "Premature close".
  */
-export const AGENT_OPTIONS: Readonly<http.AgentOptions> = Object.freeze({ keepAlive: true, scheduling: 'lifo', timeout: IDLE_SOCKET_MS });
+const AGENT_OPTIONS: Readonly<http.AgentOptions> = Object.freeze({ keepAlive: true, scheduling: 'lifo', timeout: IDLE_SOCKET_MS });
 
 /** One pair of agents per adapter: keep-alive, so calls reuse warm connections. */
 export interface AgentPair {
@@ -41,10 +41,11 @@ export interface AgentPair {
   https: https.Agent;
 }
 
-/** Creates the agents; `connectMs` bounds the TCP (and TLS) connect. */
-export function createAgents(connectMs: number): AgentPair {
+/** Creates the agents; `connectMs` bounds the TCP (and TLS) connect, `maxSockets` the connections per host. */
+export function createAgents(connectMs: number, maxSockets?: number): AgentPair {
+  const options = maxSockets === undefined ? AGENT_OPTIONS : { ...AGENT_OPTIONS, maxSockets };
   return {
-    http: withConnectTimeout(new http.Agent(AGENT_OPTIONS), connectMs),
-    https: withConnectTimeout(new https.Agent(AGENT_OPTIONS), connectMs),
+    http: withConnectTimeout(new http.Agent(options), connectMs),
+    https: withConnectTimeout(new https.Agent(options), connectMs),
   };
 }

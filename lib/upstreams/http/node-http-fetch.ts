@@ -1,24 +1,39 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
 import http from 'node:http';
 import https from 'node:https';
-import { AGENT_OPTIONS } from './agent';
+import { createAgents } from './agent';
+import { DEFAULT_TIMEOUTS } from './options';
 import type { FetchLike, ResponseLike } from '../types';
+
+/** Options of nodeHttpFetch(). */
+export interface NodeHttpFetchOptions {
+  /** Your own agents; by default the adapters' own (keep-alive, idle connections closed before the upstream closes them). */
+  http?: http.Agent;
+  https?: https.Agent;
+  /** The default agents' cap on connections per upstream host; calls beyond wait for a free one. Default: no cap. */
+  maxSockets?: number;
+  /** The default agents' bound on a TCP (and TLS) connect, in ms. Default: the adapters' `timeouts.connectMs` default. */
+  connectMs?: number;
+}
 
 /**
  * A fetch-compatible function on Node's own `http.request` with keep-alive agents (no WHATWG
  * objects per call). Pass it as an adapter's `fetch` option; unlike node-fetch 2 it notices a
- * reset inside a JSON body at once. Default agents: the adapters' own (keep-alive, idle
- * connections closed before the upstream closes them), with at most `maxSockets` connections per
- * upstream host (default: no cap); calls beyond wait for a free one, within `timeouts.firstByteMs`.
+ * reset inside a JSON body at once, and its connections can be capped (a queued call waits within
+ * the adapter's `timeouts.firstByteMs`).
  */
-export function nodeHttpFetch(options: { http?: http.Agent; https?: https.Agent; maxSockets?: number } = {}): FetchLike {
-  const { maxSockets } = options;
+export function nodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchLike {
+  const { maxSockets, connectMs = DEFAULT_TIMEOUTS.connectMs } = options;
   if (maxSockets !== undefined && (!Number.isSafeInteger(maxSockets) || maxSockets <= 0)) {
     throw new TypeError('nodeHttpFetch: option "maxSockets" must be a positive integer (leave it out for no cap).');
   }
-  const agentOptions = maxSockets === undefined ? AGENT_OPTIONS : { ...AGENT_OPTIONS, maxSockets };
-  const plain = options.http ?? new http.Agent(agentOptions);
-  const secure = options.https ?? new https.Agent(agentOptions);
+  if (!Number.isSafeInteger(connectMs) || connectMs <= 0) throw new TypeError('nodeHttpFetch: option "connectMs" must be a positive integer of milliseconds.');
+  if ((options.http || options.https) && (options.maxSockets !== undefined || options.connectMs !== undefined)) {
+    throw new TypeError('nodeHttpFetch: options "maxSockets" and "connectMs" shape the default agents; with your own "http"/"https" agents, set them there.');
+  }
+  const defaults = createAgents(connectMs, maxSockets);
+  const plain = options.http ?? defaults.http;
+  const secure = options.https ?? defaults.https;
   return (url, init) => new Promise<ResponseLike>((resolve, reject) => {
     const request = url.startsWith('https:') ? https.request : http.request;
     const agent = url.startsWith('https:') ? secure : plain;
