@@ -88,6 +88,11 @@ beforeAll(async () => {
     await add(`${client}-held`, { held: true }, fetch);
   }
   await add('capped', { held: true }, nodeHttpFetch({ maxSockets: 2 }));
+  // One connection shared by two adapters: one waits as long as it likes, the other 300 ms for its first byte.
+  const single = nodeHttpFetch({ maxSockets: 1 });
+  await add('single', { held: true }, single);
+  const impatient = anthropicAdapter({ baseURL: upstreams.single?.url as string, apiKey: UPSTREAM_KEY, fetch: single, timeouts: { firstByteMs: 300 } });
+  models.push({ id: 'single-impatient', capability: 'llm', upstream: impatient, pricing: PRICING, upstreamModel: 'claude' });
   gw = await startGateway({ models });
   ({ key } = addCaller(gw.store, { balance: 1_000_000_000 }));
 });
@@ -143,4 +148,22 @@ it("nodeHttpFetch's maxSockets caps them: further calls wait for a free connecti
   }
   expect((await Promise.all(calls)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
   expect(capped.peak).toBe(2);
+}, 60_000);
+
+it('a call waiting for a capped connection gives up at firstByteMs (504) and is never sent', async () => {
+  const single = up('single');
+  const holder = postMessages(gw.url, key, 'single');
+  await until(() => single.received === 1); // the holder has the one connection
+  expect((await postMessages(gw.url, key, 'single-impatient')).status).toBe(504);
+  single.release();
+  expect((await holder).status).toBe(200);
+  // Were the abandoned call still queued, it would take the freed connection before this one.
+  let status = 0;
+  void postMessages(gw.url, key, 'single').then((r) => { status = r.status; });
+  await until(() => {
+    single.release();
+    return status !== 0;
+  });
+  expect(status).toBe(200);
+  expect(single.received).toBe(2);
 }, 60_000);

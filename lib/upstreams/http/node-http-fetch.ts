@@ -58,6 +58,13 @@ export function nodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchLike {
       resolve({ status: res.statusCode ?? 0, headers: { get }, body: res, text });
     });
     req.on('error', reject);
+    // A request queued for a connection (maxSockets) hears of its abort only once it gets one.
+    const { signal } = init;
+    if (signal) {
+      const abandon = (): void => reject(signal.reason);
+      signal.addEventListener('abort', abandon, { once: true });
+      req.once('close', () => signal.removeEventListener('abort', abandon));
+    }
     req.end(init.body);
   });
 }
