@@ -8,6 +8,7 @@ import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
 import type { AuditStore, Credit, CreditResult, GatewayStore, KeyAdminStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
+import { usageOf } from '../helpers/usage';
 
 type Account = { balance: number; held: number; carry: string; ledger: number };
 type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & {
@@ -17,7 +18,7 @@ type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & Key
   sweepExpiredHolds(): unknown;
 };
 
-const usage = (input = 10): Usage => ({ inputTokens: input, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' });
+const usage = (input = 10): Usage => usageOf({ inputTokens: input, outputTokens: 5 });
 const rid = (): string => `req_${randomBytes(8).toString('hex')}`;
 const later = (): number => Date.now() + 60_000;
 const settlement = (requestId: string, callerId: string, cost: number | string, billingStatus: Settlement['billingStatus'] = 'billed'): Settlement =>

@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document of the admin API, served at GET /openapi.json (schemas are JSON Schema 2020-12). */
+import { usageSchema } from '../billing/figure-schemas';
 import { VERSION } from '../version';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -9,13 +10,7 @@ const param = (name: string, where: 'path' | 'query', type: 'string' | 'integer'
 const paging = [param('limit', 'query', 'integer'), param('after', 'query')];
 const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const nullableInt = { type: ['integer', 'null'] };
-const usage = {
-  type: 'object', required: ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens', 'searchUnits', 'provenance'],
-  properties: {
-    inputTokens: { type: 'number' }, outputTokens: { type: 'number' }, cacheReadInputTokens: { type: 'number' }, cacheCreationInputTokens: { type: 'number' },
-    searchUnits: { type: 'number' }, provenance: { enum: ['confirmed', 'partial', 'units_only', 'implausible', 'none'] },
-  },
-};
+const usage = usageSchema;
 const limits = { type: ['object', 'null'], properties: { rpm: { type: 'integer' }, tpm: { type: 'integer' }, concurrency: { type: 'integer' } }, additionalProperties: false };
 
 const schemas = {
