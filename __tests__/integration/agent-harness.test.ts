@@ -45,6 +45,8 @@ describe('Claude Code against the fake Anthropic upstream', () => {
     expect(run.json).toMatchObject({ is_error: false, result: DEFAULT_SCRIPT.answer.join('') });
     expect(anthropic.turns).toEqual(['tool', 'answer']);
     expect(anthropic.requests.filter((r) => r.path !== '/v1/messages?beta=true').map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /']);
+    // Exactly two: Claude Code answers a refused signature by resending without the thinking blocks, so a third would hide a mangled one.
+    expect(anthropic.messages()).toHaveLength(2);
     const [first, second] = anthropic.messages();
     expect(first?.headers).toMatchObject({ 'x-api-key': 'sk-harness', 'anthropic-version': '2023-06-01', 'x-harness-extra': 'passed' });
     expect(first?.body?.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Write' })]));
