@@ -10,7 +10,8 @@ export interface TurnUsage {
   output_tokens: number;
 }
 
-/** What the fake answers. Turn "tool": thinking + a file-writing tool call; turn "answer" (after the tool_result): text. */
+/** What the fake answers. Turn "tool": thinking + a file-writing tool call; turn "answer" (after the tool_result): text;
+ * turn "title": the JSON `{"title"}` Claude Code's session-title request asks for (sent unless non-essential traffic is off). */
 export interface AnthropicAgentScript {
   /** The thinking block's `thinking_delta` pieces. */
   thinking: string[];
@@ -24,7 +25,9 @@ export interface AnthropicAgentScript {
   fragment: number;
   /** The final answer's `text_delta` pieces. */
   answer: string[];
-  usage: { tool: TurnUsage; answer: TurnUsage };
+  /** The session title. */
+  title: string;
+  usage: { tool: TurnUsage; answer: TurnUsage; title: TurnUsage };
   /** What `POST /v1/messages/count_tokens` answers. */
   countTokens: number;
   /** What `GET /v1/models` lists. */
@@ -47,7 +50,9 @@ export const DEFAULT_SCRIPT: AnthropicAgentScript = {
   usage: {
     tool: { input_tokens: 7, cache_read_input_tokens: 1_500, ephemeral_5m_input_tokens: 11_000, ephemeral_1h_input_tokens: 2_000, output_tokens: 210 },
     answer: { input_tokens: 5, cache_read_input_tokens: 14_500, ephemeral_5m_input_tokens: 420, ephemeral_1h_input_tokens: 30, output_tokens: 37 },
+    title: { input_tokens: 310, cache_read_input_tokens: 0, ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0, output_tokens: 9 },
   },
+  title: 'Create a file',
   countTokens: 4_242,
   models: ['claude-fake-agent'],
 };
@@ -80,7 +85,7 @@ export interface AgentTurn {
   events: SseEvent[];
 }
 
-function blockEvents(block: Block, index: number, script: AnthropicAgentScript): SseEvent[] {
+function blockEvents(block: Block, index: number, script: AnthropicAgentScript, text: string[]): SseEvent[] {
   const delta = (d: Record<string, unknown>): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
   const start = (content_block: Record<string, unknown>): SseEvent => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
   const stop: SseEvent = { event: 'content_block_stop', data: { type: 'content_block_stop', index } };
@@ -92,14 +97,15 @@ function blockEvents(block: Block, index: number, script: AnthropicAgentScript):
     const json = ['', ...pieces(JSON.stringify(block.input), script.fragment)];
     return [start({ ...block, input: {} }), ...json.map((partial_json) => delta({ type: 'input_json_delta', partial_json })), stop];
   }
-  return [start({ type: 'text', text: '' }), ...script.answer.map((text) => delta({ type: 'text_delta', text })), stop];
+  return [start({ type: 'text', text: '' }), ...text.map((piece) => delta({ type: 'text_delta', text: piece })), stop];
 }
 
 /** Builds turn `kind` for `model`; `filePath` is the absolute path the tool call writes. */
 export function agentTurn(kind: TurnKind, script: AnthropicAgentScript, model: string, filePath: string, id = 'msg_fake_agent'): AgentTurn {
+  const text = kind === 'title' ? [JSON.stringify({ title: script.title })] : script.answer;
   const blocks: Block[] = kind === 'tool'
     ? [{ type: 'thinking', thinking: script.thinking.join(''), signature: script.signature }, { type: 'tool_use', id: TOOL_USE_ID, name: script.tool, input: { file_path: filePath, content: script.file.content } }]
-    : [{ type: 'text', text: script.answer.join('') }];
+    : [{ type: 'text', text: text.join('') }];
   const stop_reason = kind === 'tool' ? 'tool_use' : 'end_turn';
   const usage = anthropicUsage(script.usage[kind]);
   const message = { id, type: 'message', role: 'assistant', model, content: blocks, stop_reason, stop_sequence: null, usage };
@@ -107,7 +113,7 @@ export function agentTurn(kind: TurnKind, script: AnthropicAgentScript, model: s
   const events: SseEvent[] = [
     // message_start holds the input and cache figures; output_tokens is still the placeholder 1.
     { event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } } },
-    ...blocks.flatMap((block, index) => blockEvents(block, index, script)),
+    ...blocks.flatMap((block, index) => blockEvents(block, index, script, text)),
     // message_delta's usage is cumulative: the whole turn's final figures.
     { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: { input_tokens, cache_creation_input_tokens, cache_read_input_tokens, output_tokens } } },
     { event: 'message_stop', data: { type: 'message_stop' } },

@@ -24,6 +24,13 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const blocksOf = (m: Json | undefined): Json[] => (Array.isArray(m?.content) ? (m.content as unknown[]).filter(isObject) : []);
 
+/** Claude Code's session-title request: structured output whose schema asks for a `title`. */
+function isTitleRequest(body: Json): boolean {
+  const format = isObject(body.output_config) ? body.output_config.format : undefined;
+  const schema = isObject(format) ? format.schema : undefined;
+  return isObject(schema) && isObject(schema.properties) && 'title' in schema.properties;
+}
+
 /** What makes a Messages body unusable here, as Anthropic words it; undefined when it is fine. */
 function invalid(body: Json | undefined, script: AnthropicAgentScript, countOnly: boolean): string | undefined {
   if (!body) return 'The request body is not valid JSON.';
@@ -40,8 +47,9 @@ function invalid(body: Json | undefined, script: AnthropicAgentScript, countOnly
   return undefined;
 }
 
-/** Starts the fake. Routes: `POST /v1/messages` (JSON or SSE), `POST /v1/messages/count_tokens`, `GET /v1/models`, and
- * `HEAD /` (Claude Code's connectivity probe); anything else gets a 404 in Anthropic's error shape. All are recorded. */
+/** Starts the fake. Routes: `POST /v1/messages` (JSON or SSE; the task's turns and Claude Code's session-title request),
+ * `POST /v1/messages/count_tokens`, `GET /v1/models`, and `HEAD /` (Claude Code's connectivity probe); anything else gets a
+ * 404 in Anthropic's error shape. All are recorded. */
 export async function startAnthropicAgent(script: Partial<AnthropicAgentScript> = {}): Promise<AnthropicAgentFake> {
   const self = { script: { ...DEFAULT_SCRIPT, ...script }, turns: [] as TurnKind[] };
   const server = await startAgentServer((req, res) => {
@@ -61,7 +69,7 @@ export async function startAnthropicAgent(script: Partial<AnthropicAgentScript> 
     if (problem) return fail(res, 400, 'invalid_request_error', problem, n);
     if (countOnly) return sendJson(res, 200, { input_tokens: s.countTokens });
     const body = req.body as Json;
-    const kind: TurnKind = blocksOf(lastOfRole(body, 'user')).some((b) => b.type === 'tool_result') ? 'answer' : 'tool';
+    const kind: TurnKind = isTitleRequest(body) ? 'title' : blocksOf(lastOfRole(body, 'user')).some((b) => b.type === 'tool_result') ? 'answer' : 'tool';
     const cwd = workingDirectory(req.text);
     if (kind === 'tool' && !path.isAbsolute(s.file.name) && cwd === undefined) {
       return fail(res, 400, 'invalid_request_error', 'fake: no "Primary working directory" in the request; give script.file.name as an absolute path', n);

@@ -69,6 +69,14 @@ describe('Claude Code against the fake Anthropic upstream', () => {
     expect(existsSync(run.home)).toBe(false);
   });
 
+  it('with non-essential traffic allowed, also gets its session title from the fake, and completes the task', async () => {
+    const cwd = await tempDir();
+    const run = await runClaude({ baseURL: anthropic.url, apiKey: 'sk-harness', prompt: 'Create agent-output.txt', model: 'claude-fake-agent', cwd, extraEnv: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '' } });
+    expect(run.code).toBe(0);
+    expect([...anthropic.turns].sort()).toEqual(['answer', 'title', 'tool']);
+    expect(await readFile(path.join(cwd, DEFAULT_SCRIPT.file.name), 'utf8')).toBe(DEFAULT_SCRIPT.file.content);
+  });
+
   it('sends a Bearer token, and nothing of the host environment reaches it', async () => {
     const saved = { ...process.env };
     Object.assign(process.env, { ANTHROPIC_CUSTOM_HEADERS: 'x-leaked-from-host: yes', ANTHROPIC_API_KEY: 'sk-leaked-from-host' });
