@@ -18,6 +18,7 @@ export interface RunClaudeOptions {
   cwd: string;
   /** More variables (e.g. ENABLE_PROMPT_CACHING_1H=1); nothing else reaches the process. */
   extraEnv?: Record<string, string>;
+  /** Kill the run after this long (default 20 s: inside jest's 30 s, so a hung run fails as a result, not a test timeout). */
   timeoutMs?: number;
 }
 
@@ -61,14 +62,15 @@ function parse(stdout: string): Record<string, unknown> | undefined {
 /** Runs `claude -p <prompt> --model <model> --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
  * and TMPDIR made for this run (and removed after), and an environment built from PATH and the variables below only.
  * The process (and anything it started) is killed at `timeoutMs`. */
-export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, extraEnv = {}, timeoutMs = 30_000 }: RunClaudeOptions): Promise<ClaudeRun> {
+export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, extraEnv = {}, timeoutMs = 20_000 }: RunClaudeOptions): Promise<ClaudeRun> {
   if (apiKey === undefined && authToken === undefined) throw new Error('runClaude: give apiKey (x-api-key) or authToken (Bearer)');
   const root = await mkdtemp(path.join(os.tmpdir(), 'claude-run-'));
   const dirs = { HOME: 'home', XDG_CONFIG_HOME: 'xdg/config', XDG_CACHE_HOME: 'xdg/cache', XDG_DATA_HOME: 'xdg/data', XDG_STATE_HOME: 'xdg/state', TMPDIR: 'tmp' };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   for (const [name, dir] of Object.entries(dirs)) {
-    env[name] = path.join(root, dir);
-    await mkdir(env[name] as string, { recursive: true });
+    const full = path.join(root, dir);
+    await mkdir(full, { recursive: true });
+    env[name] = full;
   }
   Object.assign(env, {
     CLAUDE_CODE_TMPDIR: env.TMPDIR,

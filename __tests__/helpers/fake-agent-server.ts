@@ -73,7 +73,7 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.end(JSON.stringify(body));
 }
 
-/** The last `role: "user"` message of a request (Claude Code may put a `role: "system"` message after it). */
+/** The last message of `role` in a request's `messages` (Claude Code may put a `role: "system"` message after its last user turn). */
 export function lastOfRole(body: Record<string, unknown> | undefined, role: string): Record<string, unknown> | undefined {
   const messages = Array.isArray(body?.messages) ? (body.messages as unknown[]) : [];
   const found = messages.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && (m as { role?: unknown }).role === role);
