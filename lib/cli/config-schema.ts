@@ -49,7 +49,7 @@ export const configSchema = {
         properties: {
           id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
           pricing: pricingSchema,
-          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' },
+          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' }, agentReady: { type: 'boolean' },
         },
       },
     },

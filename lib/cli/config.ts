@@ -44,6 +44,7 @@ export interface ModelConfig {
   temperature?: boolean;
   maxOutputTokens?: number;
   displayName?: string;
+  agentReady?: boolean;
 }
 
 /** A config that cannot be used: the message names the value's path and the fix. */
