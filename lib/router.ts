@@ -82,7 +82,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions()]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
-    compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm' }),
+    compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
