@@ -86,7 +86,7 @@ export async function runCommand(store: Store, args: Args): Promise<Out> {
   }
   if (command === 'reviews' && sub === 'list') {
     const page = await store.listReviews({ callerId: flag(args, 'caller'), limit: 1000 });
-    return { human: page.reviews.map((r) => `${r.requestId}  ${r.callerId}  ${r.model}  charged ${r.charge}  ${r.usage.provenance}`).join('\n') || '(no open reviews)', data: page };
+    return { human: page.items.map((r) => `${r.requestId}  ${r.callerId}  ${r.model}  charged ${r.charge}  ${r.usage.provenance}`).join('\n') || '(no open reviews)', data: page };
   }
   if (command === 'reviews' && sub === 'resolve') {
     const requestId = need(args, 2, '<requestId>');
