@@ -6,10 +6,11 @@ import { adminOpenApi, createAdminRouter, LiveCatalog } from '../../lib';
 import { checkAgainstDocument, checkRequestBody, templateOf } from '../helpers/admin-document';
 import { llmModels } from '../helpers/gateway';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
+import { usageOf } from '../helpers/usage';
 
 const TOKEN = 'admin-records-token-0123456789';
 const DAY = 86_400_000;
-const usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
+const usage = usageOf({ inputTokens: 10, outputTokens: 5 });
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let made: MadeStore;

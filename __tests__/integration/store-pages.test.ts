@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { hashKey } from '../../lib';
 import type { Awaitable, Page, RequestLogEntry, Usage } from '../../lib';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
+import { usageOf } from '../helpers/usage';
 
 const N = 105;
 const NOISE = 20;
 const DAY = 86_400_000;
 const BASE = Date.UTC(2026, 10, 20);
-const usage: Usage = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' };
+const usage: Usage = usageOf({ inputTokens: 10, outputTokens: 5 });
 const hex = (): string => randomBytes(6).toString('hex');
 
 type Key = readonly (number | string)[];
