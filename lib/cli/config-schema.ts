@@ -3,9 +3,11 @@
 const port = { type: 'integer', minimum: 0, maximum: 65535 };
 const path = { type: 'string', pattern: '^/' };
 const secret = { type: 'string', minLength: 1 };
-const price = { type: ['number', 'string'] };
 const mount = { type: 'object', additionalProperties: false, properties: { path, port } };
 const ms = { type: 'integer', minimum: 1 };
+// A model's prices: their values are checked by the catalog (createCatalog), with its message.
+const price = { type: ['number', 'string'] };
+const pricing = { type: 'object', additionalProperties: false, required: ['input'], properties: { input: price, output: price, cacheRead: price, cacheWrite: price } };
 
 export const configSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -15,7 +17,10 @@ export const configSchema = {
   additionalProperties: false,
   required: ['models'],
   properties: {
-    server: { type: 'object', additionalProperties: false, properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] } } },
+    server: {
+      type: 'object', additionalProperties: false,
+      properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 } },
+    },
     store: {
       type: 'object', additionalProperties: false, required: ['type'],
       properties: { type: { enum: ['memory', 'postgres'] }, url: { type: 'string' }, schema: { type: 'string' }, keyCacheMs: { type: 'integer', minimum: 0 } },
@@ -48,7 +53,7 @@ export const configSchema = {
         type: 'object', additionalProperties: false, required: ['id', 'capability', 'upstream'],
         properties: {
           id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
-          pricing: { type: 'object', additionalProperties: false, required: ['input'], properties: { input: price, output: price, cacheRead: price, cacheWrite: price } },
+          pricing,
           free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' },
         },
       },

@@ -35,7 +35,7 @@ const flag = (args: Args, name: string): string | undefined => {
 const keyLine = (k: KeyRecord): string => `${k.keyId}  ${k.prefix}…  ${k.callerId}  ${k.status}${k.expiresAt ? `  expires ${new Date(k.expiresAt).toISOString()}` : ''}`;
 
 /** Runs one operator command (`args.positional[0]` is the command) and returns what to print. */
-export async function runCommand(store: Store, args: Args): Promise<Out> {
+export async function runCommand(store: Store, args: Args, _context: { models: readonly string[] }): Promise<Out> {
   const actor = `cli:${os.userInfo().username}`;
   const audit = (action: string, target: string, before: unknown, after: unknown) => store.appendAudit({ actor, action, target, before: before ?? null, after: after ?? null });
   const [command, sub] = args.positional;
