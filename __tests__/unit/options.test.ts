@@ -61,7 +61,7 @@ describe('createGatewayRouter options', () => {
 describe('errors', () => {
   it('has one status per code and derives status from code', () => {
     expect(ERROR_STATUS).toEqual({
-      invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
+      invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404, method_not_allowed: 405,
       request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
     });
     const err = new GatewayError('overloaded_error', 'busy', { retryAfter: 2, detail: 'private' });

@@ -54,7 +54,11 @@ export function layoutApps(config: GatewayConfig, options: { metrics: GatewayMet
   const mounts: string[] = [];
   if (config.admin) {
     const path = config.admin.path ?? '/admin';
-    appOn(config.admin.port).use(path, (req, res, next) => (current().admin ?? next)(req, res, next));
+    appOn(config.admin.port).use(path, (req, res, next) => {
+      const admin = current().admin; // none once a reload removed the admin section
+      if (admin) admin(req, res, next);
+      else next();
+    });
     mounts.push(`admin API ${path}${on(config.admin.port)}`);
   }
   if (metrics) {

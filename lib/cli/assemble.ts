@@ -16,7 +16,7 @@ import { buildModels, createRedis, createStore, type ConfiguredStore } from './b
 import { buildAt, ConfigError, type GatewayConfig } from './config';
 
 /** One config's routers; a reload builds the next one whole before it swaps. */
-export interface Generation extends Mounted {
+interface Generation extends Mounted {
   router: GatewayRouter;
 }
 
@@ -28,7 +28,6 @@ export interface Gateway {
   apps: Map<number, Express>;
   /** What is mounted where (admin API, metrics, health), for the start-up summary. */
   mounts: string[];
-  current(): Generation;
   /** Builds `next` and swaps it in (the old routers drain); throws a ConfigError, leaving the old one serving. */
   reload(next: GatewayConfig): void;
   /** Stops accepting (529) and waits for the requests in flight, up to `server.drainGraceMs`. */
@@ -67,7 +66,6 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
     const { apps, mounts } = layoutApps(config, { metrics, health: config.health !== undefined, current: () => current });
     return {
       store, redis, apps, mounts,
-      current: () => current,
       reload(next) {
         if (fixedPart(next) !== fixed) throw new ConfigError('store, redis, server, mounts and ports change only with a restart');
         const old = current;

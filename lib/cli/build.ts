@@ -25,7 +25,8 @@ export interface ConfiguredStore {
 async function peer<T>(name: string, at: string): Promise<T> {
   try {
     return (await import(name)) as T;
-  } catch {
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
     throw new ConfigError(`${at}: needs the "${name}" package; install it next to model-gateway (npm install ${name})`);
   }
 }

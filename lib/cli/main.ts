@@ -33,11 +33,13 @@ const COMMANDS = new Set(['serve', 'validate', 'migrate', 'keys', 'credit', 'rev
 const NEGATIVE = /^-\d/;
 const MARK = '\u0000';
 
+const read = (args: string[]) => parseArgs({ args, options: OPTIONS, allowPositionals: true });
+
 /** Positionals and `--flag value` / `--flag=value` / `--flag` options, by node:util's parseArgs. */
 export function parseCommandLine(argv: readonly string[]): Args {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  let parsed: ReturnType<typeof read>;
   try {
-    parsed = parseArgs({ args: argv.map((a) => (NEGATIVE.test(a) ? MARK + a : a)), options: OPTIONS, allowPositionals: true });
+    parsed = read(argv.map((a) => (NEGATIVE.test(a) ? MARK + a : a)));
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
   }
@@ -87,7 +89,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     if (!configFile) throw new UsageError('--config <file> is required for this command');
     const config = loadConfig(configFile, env);
     if (command === 'validate') {
-      await (await assemble(config, () => undefined)).close();
+      const gateway = await assemble(config, () => undefined); // every check serve makes; nothing listens or connects
+      await gateway.close();
       print(json ? JSON.stringify({ valid: true, models: config.models.length }) : `${configFile}: valid (${config.models.length} models)`);
       return 0;
     }
