@@ -73,7 +73,9 @@ export type { GatewayContext } from './context';
 export type { Catalog, ModelEntry, ModelsOption } from './catalog';
 export type { ErrorCode, ErrorBody, GatewayErrorOptions, OpenAIErrorBody } from './errors';
 export type { ErrorHandlerOptions } from './middleware/error-handler';
-export type { ChatCompletion, ChatRequest, ChatUsage } from './chat/translate';
+export type { ProxyMessagesOptions } from './middleware/proxy-messages';
+export type { ProxyChatOptions } from './middleware/proxy-chat';
+export type { ChatCompletion, ChatRequest, ChatUsage } from './openai-format/types';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
@@ -90,7 +92,7 @@ export type {
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
-export type { MaxTokensField } from './upstreams/providers/openai-translate';
+export type { MaxTokensField } from './openai-format/request-to-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {

@@ -8,6 +8,7 @@ import type { RerankBounds } from './schemas/rerank';
 import { loggingObserver, type LoggerLike } from './observe/logger';
 import type { GatewayMetrics } from './observe/metrics';
 import { combineObservers, type GatewayObserver } from './observe/observer';
+import { checkKeepAliveMs } from './wire/keep-alive';
 import { observedStore } from './observe/observed-store';
 import type { GatewayStore } from './stores/types';
 
@@ -45,6 +46,8 @@ export interface GatewayOptions {
   metrics?: GatewayMetrics;
   /** More observers of finished requests and store calls, e.g. otelObserver(meter). Default: none. */
   observers?: readonly GatewayObserver[];
+  /** Longest silence on a client stream before a keep-alive (a `ping` event; a comment for chat), in ms. Default: 15000. */
+  keepAliveMs?: number;
 }
 
 /** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
@@ -65,6 +68,7 @@ export interface ResolvedConfig {
   /** Logs and metrics, told of every finished request and store call. */
   readonly observer: GatewayObserver | undefined;
   readonly metrics: GatewayMetrics | undefined;
+  readonly keepAliveMs: number;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -112,5 +116,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     writer: new DurableWriter(onSetAside ? { ...writes, onSetAside } : writes),
     observer,
     metrics: options.metrics,
+    keepAliveMs: checkKeepAliveMs(options.keepAliveMs, 'createGatewayRouter'),
   });
 }
