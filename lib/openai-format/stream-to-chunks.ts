@@ -16,15 +16,15 @@ type Delta =
 /**
  * One translated stream: a first chunk with the role; a chunk per text delta (`content`), per
  * thinking delta (`reasoning_content`) and per tool call fragment (`tool_calls`: the first for a
- * call carries its index, id, type and name, later ones its arguments only; calls are numbered
- * 0, 1… in the order they start); a chunk with the finish reason; then (with `include_usage`) a
+ * call carries its index, id, type and name, later ones its arguments only, `{}` for a call without
+ * input; calls are numbered 0, 1… in the order they start); a chunk with the finish reason; then (with `include_usage`) a
  * chunk with no choices and the usage, and `[DONE]`.
  */
 export class ChatChunks {
   private usage: Partial<MessageUsage> = {};
   private readonly frameOf: (choice: object) => string;
-  /** The tool call number of each tool_use block, by its block index. */
-  private calls: Map<number, number> | undefined;
+  /** Each tool_use block's call number and whether arguments were sent for it, by block index. */
+  private calls: Map<number, { index: number; sent: boolean }> | undefined;
 
   constructor(
     private readonly id: string,
@@ -55,13 +55,19 @@ export class ChatChunks {
           if (block?.type !== 'tool_use') break;
           const calls = (this.calls ??= new Map());
           const index = calls.size;
-          calls.set(event.index as number, index);
+          calls.set(event.index as number, { index, sent: false });
           text += this.chunk({ tool_calls: [{ index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] }, null);
           break;
         }
         case 'content_block_delta':
           text += this.deltaFrame(event);
           break;
+        case 'content_block_stop': {
+          // A call without input still sends its arguments: "{}", which every client parses.
+          const call = this.calls?.get(event.index as number);
+          if (call && !call.sent) text += this.chunk({ tool_calls: [{ index: call.index, function: { arguments: '{}' } }] }, null);
+          break;
+        }
         case 'message_delta': {
           const usage = event.usage as Partial<MessageUsage> | undefined;
           if (usage) this.usage = { ...this.usage, ...usage };
@@ -74,7 +80,7 @@ export class ChatChunks {
           }
           text += dataFrame(DONE);
           break;
-        default: // ping, content_block_stop, unknown events: nothing to say in this format
+        default: // ping, unknown events: nothing to say in this format
       }
     }
     return text;
@@ -88,9 +94,10 @@ export class ChatChunks {
       case 'thinking_delta':
         return typeof delta.thinking === 'string' ? this.chunk({ reasoning_content: delta.thinking }, null) : '';
       case 'input_json_delta': {
-        const index = this.calls?.get(event.index as number);
-        if (index === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return '';
-        return this.chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] }, null);
+        const call = this.calls?.get(event.index as number);
+        if (call === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return '';
+        call.sent = true;
+        return this.chunk({ tool_calls: [{ index: call.index, function: { arguments: delta.partial_json } }] }, null);
       }
       default: // signatures, citations and newer deltas have no chat counterpart
         return '';
