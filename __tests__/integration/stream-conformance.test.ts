@@ -105,7 +105,7 @@ describe.each(OPENAI_SEQUENCES.map((s, n) => [s.name, s, n] as const))('OpenAI c
 });
 
 describe.each(ANTHROPIC_SEQUENCES.map((s, n) => [s.name, s, n] as const))('Anthropic events → chat stream: %s', (_name, seq, n) => {
-  const body = (model: string) => ({ model, stream: true, stream_options: { include_usage: true }, tools: chatToolsOf(['get_weather', 'get_time', 'list_files']), messages: [{ role: 'user', content: 'Go' }] });
+  const body = (model: string) => ({ model, stream: true, stream_options: { include_usage: true }, tools: chatToolsOf(['get_weather', 'get_time', 'list_files']), messages: [{ role: 'user' as const, content: 'Go' }] });
 
   it.each(MODES)('keeps the chunk grammar when the upstream writes %s', async (mode) => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {

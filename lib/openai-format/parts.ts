@@ -1,6 +1,6 @@
 /** Content both ways: text, images (base64 ⇄ data URLs, URLs as they are) and PDFs (documents ⇄ file parts). */
 import { isBlock, type ContentBlock, type DocumentBlock, type ImageBlock, type TextBlock } from '../messages/content';
-import { cannotExpress } from './tables';
+import { cannotExpress, objectAt, PROMPT_JOIN, stringAt } from './tables';
 import type { ChatPart } from './types';
 
 /** `data:<media type>;base64,<data>`. */
@@ -20,28 +20,39 @@ function fromDataUrl(url: string): { media_type: string; data: string } | undefi
  * refused, naming `path`: an uploaded file's id, a document by URL, tool and server blocks.
  */
 export function partsOf(block: ContentBlock, path: string): ChatPart[] {
-  if (isBlock(block, 'text')) return [{ type: 'text', text: block.text }];
+  const type = stringAt(objectAt(block, path).type, `${path}.type`);
+  if (isBlock(block, 'text')) return [{ type: 'text', text: stringAt(block.text, `${path}.text`) }];
   if (isBlock(block, 'image')) {
-    const source = block.source;
-    if (source.type === 'base64') return [{ type: 'image_url', image_url: { url: dataUrl(source.media_type, source.data) } }];
-    if (source.type === 'url') return [{ type: 'image_url', image_url: { url: source.url } }];
-    throw cannotExpress(`${path}.source.type`, `an OpenAI-format upstream takes images as base64 or URLs, not "${String(source.type)}"`);
+    const source = objectAt(block.source, `${path}.source`);
+    if (source.type === 'base64') return [{ type: 'image_url', image_url: { url: dataUrl(stringAt(source.media_type, `${path}.source.media_type`), stringAt(source.data, `${path}.source.data`)) } }];
+    if (source.type === 'url') return [{ type: 'image_url', image_url: { url: stringAt(source.url, `${path}.source.url`) } }];
+    throw cannotExpress(`${path}.source.type`, `an OpenAI-format upstream takes images as base64 or URLs, not "${String(source.type).slice(0, 64)}"`);
   }
   if (isBlock(block, 'document')) return documentParts(block, path);
-  throw cannotExpress(`${path}.type`, `an OpenAI-format upstream cannot take a "${block.type.slice(0, 64)}" block here`);
+  throw cannotExpress(`${path}.type`, `an OpenAI-format upstream cannot take a "${type.slice(0, 64)}" block here`);
 }
 
 function documentParts(block: DocumentBlock, path: string): ChatPart[] {
-  const source = block.source;
+  const source = objectAt(block.source, `${path}.source`);
   if (source.type === 'base64' && source.media_type === 'application/pdf') {
-    return [{ type: 'file', file: { filename: block.title ?? 'document.pdf', file_data: dataUrl(source.media_type, source.data) } }];
+    const filename = typeof block.title === 'string' ? block.title : 'document.pdf';
+    return [{ type: 'file', file: { filename, file_data: dataUrl(source.media_type, stringAt(source.data, `${path}.source.data`)) } }];
   }
-  if (source.type === 'text') return [{ type: 'text', text: source.data }];
+  if (source.type === 'text') return [{ type: 'text', text: stringAt(source.data, `${path}.source.data`) }];
   if (source.type === 'content') {
     if (typeof source.content === 'string') return [{ type: 'text', text: source.content }];
-    return source.content.flatMap((b, i) => partsOf(b, `${path}.source.content.${i}`));
+    if (!Array.isArray(source.content)) throw cannotExpress(`${path}.source.content`, 'must be a string or an array of blocks');
+    return (source.content as ContentBlock[]).flatMap((b, i) => partsOf(b, `${path}.source.content.${i}`));
   }
-  throw cannotExpress(`${path}.source.type`, `an OpenAI-format upstream takes documents as base64 PDFs, text or content, not "${String(source.type)}"`);
+  throw cannotExpress(`${path}.source.type`, `an OpenAI-format upstream takes documents as base64 PDFs, text or content, not "${String(source.type).slice(0, 64)}"`);
+}
+
+/** The text of a prompt's text blocks (a system prompt), joined by a line break; any other block is refused. */
+export function promptText(blocks: readonly ContentBlock[], path: string): string {
+  return blocks.map((b, i) => {
+    if (!isBlock(b, 'text')) throw cannotExpress(`${path}.${i}.type`, 'a system prompt holds text blocks only');
+    return stringAt(b.text, `${path}.${i}.text`);
+  }).join(PROMPT_JOIN);
 }
 
 /** The Messages block of a chat part of a user turn; what Messages cannot express is refused, naming `path`. */

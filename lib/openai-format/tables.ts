@@ -65,3 +65,15 @@ export const MESSAGES_FIELDS: Readonly<Record<string, 'map' | 'drop' | string>> 
 export function cannotExpress(path: string, reason: string): GatewayError {
   return new GatewayError('invalid_request_error', `${path}: ${reason}`);
 }
+
+/** `value` when it is a string; else the refusal naming `path` (the agent profile leaves block fields to the upstream, which here is the translator). */
+export function stringAt(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw cannotExpress(path, 'must be a string');
+  return value;
+}
+
+/** `value` when it is an object; else the refusal naming `path`. */
+export function objectAt(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw cannotExpress(path, 'must be an object');
+  return value as Record<string, unknown>;
+}
