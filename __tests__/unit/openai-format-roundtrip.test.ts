@@ -6,7 +6,8 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
-import type { ContentBlock, MessageResponse, MessagesRequest, StreamEvent } from '../../lib';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../../lib';
+import type { ContentBlock } from '../../lib/messages/content';
 import { completionFromMessage, fromChatCompletion } from '../../lib/openai-format/answer';
 import { messagesFromChat } from '../../lib/openai-format/request-from-chat';
 import { toChatRequest } from '../../lib/openai-format/request-to-chat';
@@ -38,10 +39,10 @@ describe('a chat request through Messages and back', () => {
   const userContent = fc.oneof(text, fc.tuple(fc.array(fc.oneof(text.map((t) => ({ type: 'text' as const, text: t })), image), { maxLength: 3 }), image).map(([parts, img]) => [...parts, img]));
   const call = fc.record({ id, type: fc.constant('function' as const), function: fc.record({ name, arguments: input.map((o) => JSON.stringify(o)) }) });
   const exchange: fc.Arbitrary<ChatMessage[]> = fc.oneof(
-    userContent.map((content) => [{ role: 'user', content }]),
-    text.map((content) => [{ role: 'assistant', content }]),
+    userContent.map((content): ChatMessage[] => [{ role: 'user', content }]),
+    text.map((content): ChatMessage[] => [{ role: 'assistant', content }]),
     fc.tuple(text, fc.uniqueArray(call, { minLength: 1, maxLength: 3, selector: (c) => c.id }), fc.option(fc.tuple(field, text)), fc.array(text, { minLength: 3, maxLength: 3 }))
-      .map(([content, calls, reasoning, results]) => [
+      .map(([content, calls, reasoning, results]): ChatMessage[] => [
         { role: 'assistant', content, tool_calls: calls, ...(reasoning ? { [reasoning[0]]: reasoning[1] } : {}) },
         ...calls.map((c, i) => ({ role: 'tool' as const, tool_call_id: c.id, content: results[i] as string })),
       ]),
@@ -129,7 +130,7 @@ const message: fc.Arbitrary<MessageResponse> = fc.tuple(
   content: [...(reasoning === null ? [] : [{ type: 'thinking', thinking: reasoning, signature: 'model-gateway:v1:reasoning_content' }]), ...(t === null ? [] : [{ type: 'text', text: t }]), ...calls],
   stop_reason: calls.length > 0 && stop !== 'max_tokens' ? 'tool_use' : calls.length > 0 ? stop : stop,
   usage: { input_tokens, output_tokens, cache_read_input_tokens: cached, cache_creation_input_tokens: 0 },
-})).filter((m) => !(m.stop_reason === 'refusal' && m.content.some((b) => b.type === 'tool_use')));
+}) as MessageResponse).filter((m) => !(m.stop_reason === 'refusal' && m.content.some((b) => b.type === 'tool_use')));
 
 it('a Message through a chat completion and back', () => {
   fc.assert(fc.property(message, (m) => {

@@ -6,8 +6,8 @@ import { gatewaySignature } from './signature';
 import { cannotExpress, PROMPT_JOIN, SYSTEM_MESSAGES_JOIN, TOOL_CHOICES, type ReasoningField } from './tables';
 import type { ChatMessage, ChatPart, ChatRequest, ChatTool } from './types';
 
-/** A Messages body whose output bound resolveModel() may still default. */
-export type ChatAsMessages = Omit<MessagesRequest, 'max_tokens'> & { max_tokens?: number };
+/** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */
+export type ChatAsMessages = { [K in keyof MessagesRequest as K extends 'max_tokens' ? never : K]: MessagesRequest[K] } & { max_tokens?: number };
 
 type Content = ChatMessage['content'];
 
@@ -37,12 +37,13 @@ function toolUse(call: NonNullable<ChatMessage['tool_calls']>[number], path: str
 function assistantTurn(m: ChatMessage, path: string): MessageParam {
   const field: ReasoningField | undefined = typeof m.reasoning_content === 'string' ? 'reasoning_content' : typeof m.reasoning === 'string' ? 'reasoning' : undefined;
   const calls = m.tool_calls ?? [];
-  if (field === undefined && calls.length === 0) return { role: 'assistant', content: typeof m.content === 'string' ? m.content : answerBlocks(m.content ?? []) };
+  const content = m.content ?? m.refusal ?? null;
+  if (field === undefined && calls.length === 0) return { role: 'assistant', content: typeof content === 'string' ? content : answerBlocks(content ?? []) };
   const blocks: ContentBlock[] = [];
   if (field !== undefined) blocks.push({ type: 'thinking', thinking: m[field] as string, signature: gatewaySignature(field) });
-  if (typeof m.content === 'string') {
-    if (m.content !== '') blocks.push({ type: 'text', text: m.content });
-  } else blocks.push(...answerBlocks(m.content ?? []));
+  if (typeof content === 'string') {
+    if (content !== '') blocks.push({ type: 'text', text: content });
+  } else blocks.push(...answerBlocks(content ?? []));
   calls.forEach((call, j) => blocks.push(toolUse(call, `${path}.tool_calls.${j}`)));
   return { role: 'assistant', content: blocks };
 }

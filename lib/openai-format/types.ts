@@ -40,6 +40,8 @@ export interface ChatMessage {
   /** An assistant turn's reasoning (DeepSeek, SGLang); vLLM names it `reasoning`. */
   reasoning_content?: string | null;
   reasoning?: string | null;
+  /** An assistant turn's refusal, as a client echoes an answer back: its text. */
+  refusal?: string | null;
 }
 
 /** A function the model may call. */

@@ -65,6 +65,12 @@ const message = {
     tool_call_id: { type: 'string', minLength: 1, maxLength: 256 },
     reasoning_content: { type: ['string', 'null'] },
     reasoning: { type: ['string', 'null'] },
+    // What a client echoes back from an answer's message (the openai SDK's helpers add `parsed`): a refusal is its text; the rest says nothing.
+    refusal: { type: ['string', 'null'] },
+    annotations: { type: 'array' },
+    parsed: {},
+    audio: { type: 'null' },
+    function_call: { type: 'null' },
   },
   allOf: [
     // Only an assistant may leave its content out (its calls speak for it), and its parts are text or refusals;
