@@ -16,7 +16,7 @@ export { proxyChatCompletions } from './middleware/proxy-chat';
 export { countTokens } from './middleware/count-tokens';
 export { proxyRerank } from './middleware/proxy-rerank';
 export { listModels } from './middleware/list-models';
-export { notFound } from './middleware/not-found';
+export { methodNotAllowed, notFound } from './middleware/not-found';
 export { errorHandler } from './middleware/error-handler';
 export { gracefulShutdown } from './middleware/graceful-shutdown';
 export { gatewayContext } from './context';
@@ -75,6 +75,7 @@ export type { ErrorCode, ErrorBody, GatewayErrorOptions, OpenAIErrorBody } from 
 export type { ErrorHandlerOptions } from './middleware/error-handler';
 export type { ProxyMessagesOptions } from './middleware/proxy-messages';
 export type { ProxyChatOptions } from './middleware/proxy-chat';
+export type { WireFormat } from './wire/error-wire';
 export type { ChatCompletion, ChatRequest, ChatUsage } from './openai-format/types';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';

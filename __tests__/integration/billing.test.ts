@@ -221,7 +221,7 @@ describe('exact money through the gateway', () => {
       expect(entries).toHaveLength(200);
       expect(entries.every((e) => e.cost === '0.0228' && e.billingStatus === 'billed')).toBe(true);
       expect(entries.reduce((sum, e) => sum + e.charge, 0)).toBe(4);
-      expect(await store.spend({ callerId: 'exact', from: Date.now() - 3_600_000, to: Date.now() + 1000 })).toEqual([
+      expect((await store.spend({ callerId: 'exact', from: Date.now() - 3_600_000, to: Date.now() + 1000 })).items).toEqual([
         expect.objectContaining({ model: 'claude-json', requests: 100, cost: '2.28' }), expect.objectContaining({ model: 'claude-stream', requests: 100, cost: '2.28' }),
       ]);
     } finally {

@@ -53,7 +53,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   };
   router.use(requestId({ endpoint: 'admin' }), adminAuth(options.tokens), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store), accountRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
+  router.use(keyRoutes(store, options.models), accountRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
   router.use(notFound(), errorHandler());
   return router;
 }

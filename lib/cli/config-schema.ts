@@ -15,7 +15,10 @@ export const configSchema = {
   additionalProperties: false,
   required: ['models'],
   properties: {
-    server: { type: 'object', additionalProperties: false, properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] } } },
+    server: {
+      type: 'object', additionalProperties: false,
+      properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 } },
+    },
     store: {
       type: 'object', additionalProperties: false, required: ['type'],
       properties: { type: { enum: ['memory', 'postgres'] }, url: { type: 'string' }, schema: { type: 'string' }, keyCacheMs: { type: 'integer', minimum: 0 } },
@@ -49,7 +52,7 @@ export const configSchema = {
         properties: {
           id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
           pricing: pricingSchema,
-          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' },
+          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' }, agentReady: { type: 'boolean' },
         },
       },
     },

@@ -1,9 +1,9 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
 import { carryCharge } from '../billing/money';
 import type { Caller } from '../types';
-import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
+import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
-import { inRange, matches, newestPage, spendOf } from './memory-reads';
+import { auditPage, ledgerPage, requestPage, spendOf } from './memory-reads';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
@@ -13,7 +13,7 @@ import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, t
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 
 export type { LedgerRow } from './memory-records';
-import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
+import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
@@ -78,9 +78,10 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     const change = checkCredit(credit, 'MemoryStore');
     const first = this.credits.get(change.idempotencyKey);
     if (first) return replayOf(change, first);
+    if (!this.balances.has(change.callerId) && credit.createAccount !== true) throw noAccountError(change.callerId);
     this.credits.set(change.idempotencyKey, change);
     this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
-    this.record(change.callerId, null, change.amount, 'credit');
+    this.record(change.callerId, null, change.amount, 'credit', null);
     return { ...change, applied: true };
   }
 
@@ -91,7 +92,11 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
 
-  createKey(key: NewKey): KeyRecord { return this.keys.create(key); }
+  createKey(key: NewKey): KeyRecord {
+    const record = this.keys.create(key);
+    if (!this.balances.has(key.callerId)) this.balances.set(key.callerId, 0);
+    return record;
+  }
 
   getKey(keyId: string): KeyRecord | undefined { return this.keys.get(keyId); }
 
@@ -133,7 +138,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     this.release(requestId);
     if (charge !== 0) {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - charge);
-      this.record(callerId, requestId, -charge, 'charge');
+      this.record(callerId, requestId, -charge, 'charge', settlement.usage);
     }
     if (settlement.billingStatus === 'needs_review') this.reviewBook.add({ ...settlement, charge });
     return { applied: true, charge };
@@ -148,8 +153,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   }
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
-  private record(callerId: string, requestId: string | null, amount: number, kind: LedgerRow['kind']): void {
-    const row: LedgerRow = { seq: ++this.ledgerSeq, callerId, requestId, amount, kind, at: Date.now() };
+  private record(callerId: string, requestId: string | null, amount: number, kind: LedgerRow['kind'], usage: LedgerRow['usage']): void {
+    const row: LedgerRow = { seq: ++this.ledgerSeq, callerId, requestId, amount, kind, at: Date.now(), usage };
     for (const old of keepBounded(this.ledger, row, this.maxRecords)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
@@ -175,6 +180,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   /** Balance, live holds, the remainder owed below one unit, and the ledger sum (always equal to the balance). */
   getAccount(callerId: string): Account {
+    if (!this.balances.has(callerId)) throw noAccountError(callerId);
     const kept = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
     const ledger = kept + (this.carried.get(callerId) ?? 0);
     return { balance: this.getBalance(callerId), held: this.held(callerId), carry: this.carries.get(callerId) ?? '0', ledger };
@@ -206,12 +212,12 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   /** Every review kept, resolved or not (a copy). */
   getReviews(): ReviewRecord[] { return this.reviewBook.all(); }
 
-  listReviews(query: ReviewQuery = {}): ReviewPage { return this.reviewBook.list(query); }
+  listReviews(query: ReviewQuery = {}): Page<ReviewRecord> { return this.reviewBook.list(query); }
 
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
     return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - amount);
-      this.record(callerId, requestId, -amount, 'review');
+      this.record(callerId, requestId, -amount, 'review', null);
     });
   }
 
@@ -224,20 +230,13 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     return kept;
   }
 
-  listAudit(query: AuditQuery = {}): Page<AuditEntry> {
-    return newestPage(lastOf(this.audit, this.maxRecords), (e) => query.target === undefined || e.target === query.target, (e) => e.id, query);
-  }
+  listAudit(query: AuditQuery = {}): Page<AuditEntry> { return auditPage(lastOf(this.audit, this.maxRecords), query); }
 
-  listLedger(query: ReadQuery = {}): Page<LedgerEntry> {
-    const page = newestPage(lastOf(this.ledger, this.maxRecords), (r) => (query.callerId === undefined || r.callerId === query.callerId) && inRange(r.at, query), (r) => String(r.seq), query);
-    return { items: page.items.map(({ seq, ...r }) => ({ id: String(seq), ...r })), next: page.next };
-  }
+  listLedger(query: ReadQuery = {}): Page<LedgerEntry> { return ledgerPage(lastOf(this.ledger, this.maxRecords), query); }
 
-  listRequests(query: RequestQuery = {}): Page<RequestLogEntry> {
-    return newestPage(lastOf(this.log, this.maxRecords), (e) => matches(e, query), (e) => e.requestId, query);
-  }
+  listRequests(query: RequestQuery = {}): Page<RequestLogEntry> { return requestPage(lastOf(this.log, this.maxRecords), query); }
 
-  spend(query: ReadQuery & { from: number; to: number }): SpendRow[] { return spendOf(lastOf(this.log, this.maxRecords), query); }
+  spend(query: ReadQuery & { from: number; to: number }): Page<SpendRow> { return spendOf(lastOf(this.log, this.maxRecords), query); }
 
   /** The charge of a settled request (its details are in the log); undefined until it is settled. */
   getCharge(requestId: string): number | undefined { return this.settled.get(requestId); }

@@ -1,8 +1,14 @@
 /** Reads of the money and the request log, the same on every store: filters, cursor pages, spend by day. */
+import type { UsageFigureName } from '../billing/figures';
+import type { Usage } from '../types';
 import { GatewayError } from '../errors';
 import type { Awaitable, BillingStatus, RequestLogEntry } from './types';
 
-/** A page of records, newest first; `next` continues it. */
+/**
+ * A page of a list in its fixed order; `next` continues it (null on the last page). Walking the
+ * pages gives every entry that existed when the walk began exactly once, whatever the page size
+ * and however many entries share a time: a cursor names the last entry's place in the order.
+ */
 export interface Page<T> {
   items: T[];
   next: string | null;
@@ -21,7 +27,7 @@ export interface Account {
 
 /** One movement of money. */
 export interface LedgerEntry {
-  /** Ordered by time within a store. */
+  /** A whole number, as a string, that grows with every entry of a store (lists order by its value, never its text). */
   id: string;
   callerId: string;
   /** The request it charged, or the request a review resolution charged. */
@@ -31,6 +37,8 @@ export interface LedgerEntry {
   kind: 'credit' | 'charge' | 'review';
   /** Epoch ms. */
   at: number;
+  /** What a charge was for, figure by figure; null for credits, debits and review resolutions. */
+  usage: Usage | null;
 }
 
 /** Filters shared by the reads; times are epoch ms, `from` included, `to` excluded. */
@@ -54,8 +62,8 @@ export interface RequestQuery extends ReadQuery {
   billingStatus?: BillingStatus;
 }
 
-/** Spend of one caller on one model on one UTC day. */
-export interface SpendRow {
+/** Spend of one caller on one model on one UTC day, with the sum of every usage figure (USAGE_FIGURES). */
+export interface SpendRow extends Record<UsageFigureName, number> {
   callerId: string;
   model: string;
   /** UTC day, YYYY-MM-DD. */
@@ -65,17 +73,18 @@ export interface SpendRow {
   cost: string;
   /** Integer minor units charged (review resolutions included). */
   charge: number;
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /** Reads every built-in store offers. */
 export interface LedgerReads {
+  /** A caller's money; throws a `not_found_error` GatewayError for a caller with no account (see Credit). */
   getAccount(callerId: string): Awaitable<Account>;
+  /** Newest first: by id (a number, as a string), which grows with time. */
   listLedger(query?: ReadQuery): Awaitable<Page<LedgerEntry>>;
+  /** Newest first: by `startedAt`, then by request id. */
   listRequests(query?: RequestQuery): Awaitable<Page<RequestLogEntry>>;
-  /** Spend per caller × model × UTC day of the requests started in [from, to). */
-  spend(query: ReadQuery & { from: number; to: number }): Awaitable<SpendRow[]>;
+  /** Spend per caller × model × UTC day of the requests started in [from, to), by day, caller, then model. */
+  spend(query: ReadQuery & { from: number; to: number }): Awaitable<Page<SpendRow>>;
 }
 
 /** Checks the time range of a query; throws a 400 naming the field. */

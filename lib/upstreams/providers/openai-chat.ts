@@ -30,7 +30,7 @@ const messageId = (): string => `msg_${randomHex()}`;
  * the upstream's format cannot express is refused (400 naming the field) before any call. Default name: "openai".
  */
 export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAdapter {
-  const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }));
+  const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }), ['maxTokensField', 'path']);
   const field = options.maxTokensField ?? 'max_tokens';
   if (field !== 'max_tokens' && field !== 'max_completion_tokens') {
     throw new TypeError('openai adapter: option "maxTokensField" must be "max_tokens" or "max_completion_tokens".');
