@@ -1,8 +1,9 @@
 /**
  * Recorded shapes of Anthropic Messages streams and the chat completion each must become on
  * /v1/chat/completions, as data: the events an Anthropic upstream streams, and what the openai
- * SDK's finalChatCompletion() must yield (a stream's content is '' without text, as its first chunk
- * says; reasoning is checked on the raw chunks: the SDK keeps only the last reasoning delta). Used by the stream conformance suite; reusable by any translator test.
+ * SDK's finalChatCompletion() must yield (content null without text: SDK versions read a stream's
+ * first `content: ""` as '' or null; reasoning is checked on the raw chunks: the SDK keeps only the last
+ * reasoning delta). Used by the stream conformance suite; reusable by any translator test.
  */
 
 type Json = Record<string, unknown>;
@@ -11,7 +12,7 @@ export interface EventSequence {
   name: string;
   events: Json[];
   expected: {
-    content: string;
+    content: string | null;
     tool_calls: Array<{ id: string; name: string; input: unknown }>;
     reasoning: string;
     finish_reason: string;
@@ -49,14 +50,14 @@ export const ANTHROPIC_SEQUENCES: readonly EventSequence[] = [
     name: 'parallel tool calls, no text',
     events: [start(), ...tool(0, 'toolu_P1', 'get_weather', '{"city":"Rome"}'), ...tool(1, 'toolu_P2', 'get_time', '', '{"zone":', '"CET"}'), ...end('tool_use', { output_tokens: 33 })],
     expected: {
-      content: '', reasoning: '', finish_reason: 'tool_calls', usage: { prompt_tokens: 25, completion_tokens: 33, cached_tokens: 0 },
+      content: null, reasoning: '', finish_reason: 'tool_calls', usage: { prompt_tokens: 25, completion_tokens: 33, cached_tokens: 0 },
       tool_calls: [{ id: 'toolu_P1', name: 'get_weather', input: { city: 'Rome' } }, { id: 'toolu_P2', name: 'get_time', input: { zone: 'CET' } }],
     },
   },
   {
     name: 'a tool call without input',
     events: [start(), ...tool(0, 'toolu_E', 'list_files', ''), ...end('tool_use', { output_tokens: 7 })],
-    expected: { content: '', tool_calls: [{ id: 'toolu_E', name: 'list_files', input: {} }], reasoning: '', finish_reason: 'tool_calls', usage: { prompt_tokens: 25, completion_tokens: 7, cached_tokens: 0 } },
+    expected: { content: null, tool_calls: [{ id: 'toolu_E', name: 'list_files', input: {} }], reasoning: '', finish_reason: 'tool_calls', usage: { prompt_tokens: 25, completion_tokens: 7, cached_tokens: 0 } },
   },
   {
     name: 'pings, an unknown event and an unknown block between',

@@ -115,7 +115,7 @@ describe('to an Anthropic upstream', () => {
     const { stream: _stream, max_tokens: _max, ...counted } = body([made, genuine, ...tail]);
     const count = await fetch(`${gw.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify(counted) });
     expect(count.status).toBe(200);
-    expect(claude.requests.at(-1)?.text).toBe(JSON.stringify({ model: 'claude-agent', messages: body([genuine, ...tail]).messages, max_tokens: 4096 })); // resolveModel's default bound
+    expect(claude.requests.at(-1)?.text).toBe(JSON.stringify({ model: 'claude-agent', messages: body([genuine, ...tail]).messages }));
   });
 
   it.each([false, true])('parallel calls (stream: %s), their results sent back together first in one user turn', async (stream) => {

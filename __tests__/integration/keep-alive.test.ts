@@ -8,14 +8,21 @@ import OpenAI from 'openai';
 import { anthropicAdapter, openaiChatAdapter, type ModelEntry } from '../../lib';
 import { DELTAS, startAnthropicFake } from '../helpers/fake-anthropic';
 import { OPENAI_DELTAS, startOpenAIFake } from '../helpers/fake-openai';
-import { failWith, gate, startFake, type FakeServer, type GatedFake } from '../helpers/fake-server';
+import { failWith, startFake, type FakeServer, type GatedFake } from '../helpers/fake-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
 import { chatViolations, messagesViolations, parseFrames } from '../helpers/stream-grammar';
 
 let anthropic: GatedFake;
 let openai: GatedFake;
 let silent: FakeServer;
-const held = gate();
+/** The silent upstream's latch: `open()` lets through a request waiting now or arriving later, until `arm()` closes it again. */
+const held = {
+  opened: Promise.resolve(),
+  open: () => undefined as void,
+  arm(): void {
+    this.opened = new Promise<void>((resolve) => { this.open = resolve; });
+  },
+};
 let gw: RunningGateway;
 let key: string;
 
@@ -23,7 +30,7 @@ beforeAll(async () => {
   [anthropic, openai] = await Promise.all([startAnthropicFake(), startOpenAIFake()]);
   // Says nothing, not even its status, until the gate opens; then answers as `<format>-<behaviour>` asks.
   silent = await startFake(async (req, res) => {
-    await held.wait();
+    await held.opened;
     const [format, behaviour] = String(req.body.model).split('-');
     if (behaviour === 'fail') return failWith(res, 500);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -118,17 +125,20 @@ it('chat: keep-alive comments while the upstream is silent mid-stream, which the
 });
 
 it('before the first event: the 200 goes out with a ping, and the answer follows; the Anthropic SDK reads it whole', async () => {
+  held.arm();
   const { status, text, requestId } = await readStream('messages', 'anthropic-late', (t) => count(t, PING) >= 2, () => held.open());
   expect(status).toBe(200);
   expect(text.startsWith(PING)).toBe(true);
   expect(messagesViolations(parseFrames(text), { upstreamUsage: true })).toEqual([]);
   expect(await logEntry(gw.store, requestId)).toMatchObject({ status: 200, billingStatus: 'billed' });
+  held.arm();
   const client = new Anthropic({ apiKey: key, baseURL: gw.url, maxRetries: 0, fetch: watching((t) => count(t, PING) >= 2, () => held.open()) });
   const message = client.messages.stream({ model: 'anthropic-late', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });
   expect((await message.finalMessage()).content).toEqual([{ type: 'text', text: 'late' }]);
 });
 
 it('before the first event, on chat: a comment, then the chunks', async () => {
+  held.arm();
   const { status, text } = await readStream('chat', 'openai-late', (t) => count(t, COMMENT) >= 1, () => held.open());
   expect(status).toBe(200);
   expect(text.startsWith(COMMENT)).toBe(true);
@@ -139,6 +149,7 @@ it.each([
   ['messages', 'anthropic-fail', PING, 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"Internal server error."}}\n\n'],
   ['chat', 'openai-fail', COMMENT, 'data: {"error":{"message":"Internal server error.","type":"api_error","code":"api_error","param":null}}\n\n'],
 ] as const)('%s: an upstream that fails after the stream was kept alive ends it with the error frame', async (route, model, keepAlive, error) => {
+  held.arm();
   const { status, text, requestId } = await readStream(route, model, (t) => count(t, keepAlive) >= 1, () => held.open());
   expect(status).toBe(200);
   expect(text.endsWith(error)).toBe(true);
