@@ -32,6 +32,7 @@ export { migrate } from './stores/migrate';
 export { hashKey } from './stores/hash';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
+export { withoutGatewayThinking } from './openai-format/signature';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';

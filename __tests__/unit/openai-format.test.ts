@@ -1,10 +1,10 @@
 /** lib/openai-format's tables and rules: stop reasons, tool names, usage, what is dropped, what is refused (naming the field), gateway signatures. */
 import fc from 'fast-check';
-import { GatewayError, type MessagesRequest } from '../../lib';
+import { GatewayError, withoutGatewayThinking, type MessagesRequest } from '../../lib';
 import { fromChatCompletion } from '../../lib/openai-format/answer';
 import { messagesFromChat } from '../../lib/openai-format/request-from-chat';
 import { toChatRequest } from '../../lib/openai-format/request-to-chat';
-import { gatewaySignature, isGatewaySignature, reasoningFieldOf, withoutGatewayThinking } from '../../lib/openai-format/signature';
+import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/openai-format/signature';
 import { finishReasonOf, stopReasonOf } from '../../lib/openai-format/tables';
 import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../lib/openai-format/tool-names';
 import type { ChatRequest } from '../../lib/openai-format/types';
