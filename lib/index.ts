@@ -32,6 +32,7 @@ export { migrate } from './stores/migrate';
 export { hashKey } from './stores/hash';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
+export { withoutGatewayThinking } from './openai-format/signature';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
@@ -73,8 +74,10 @@ export type { GatewayContext } from './context';
 export type { Catalog, ModelEntry, ModelsOption } from './catalog';
 export type { ErrorCode, ErrorBody, GatewayErrorOptions, OpenAIErrorBody } from './errors';
 export type { ErrorHandlerOptions } from './middleware/error-handler';
+export type { ProxyMessagesOptions } from './middleware/proxy-messages';
+export type { ProxyChatOptions } from './middleware/proxy-chat';
 export type { WireFormat } from './wire/error-wire';
-export type { ChatCompletion, ChatRequest, ChatUsage } from './chat/translate';
+export type { ChatCompletion, ChatRequest, ChatUsage } from './openai-format/types';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
@@ -91,7 +94,7 @@ export type {
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
-export type { MaxTokensField } from './upstreams/providers/openai-translate';
+export type { MaxTokensField } from './openai-format/request-to-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {

@@ -9,6 +9,7 @@ import type { RerankBounds } from './schemas/rerank';
 import { loggingObserver, type LoggerLike } from './observe/logger';
 import type { GatewayMetrics } from './observe/metrics';
 import { combineObservers, type GatewayObserver } from './observe/observer';
+import { checkKeepAliveMs } from './wire/keep-alive';
 import { observedStore } from './observe/observed-store';
 import type { GatewayStore } from './stores/types';
 
@@ -46,6 +47,8 @@ export interface GatewayOptions {
   metrics?: GatewayMetrics;
   /** More observers of finished requests and store calls, e.g. otelObserver(meter). Default: none. */
   observers?: readonly GatewayObserver[];
+  /** Longest silence on a client stream before a keep-alive (a `ping` event; a comment for chat), in ms. Default: 15000. */
+  keepAliveMs?: number;
 }
 
 /** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
@@ -66,6 +69,7 @@ export interface ResolvedConfig {
   /** Logs and metrics, told of every finished request and store call. */
   readonly observer: GatewayObserver | undefined;
   readonly metrics: GatewayMetrics | undefined;
+  readonly keepAliveMs: number;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -73,7 +77,7 @@ const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release
 /** Every option's name: a record, so the compiler checks it against GatewayOptions both ways. */
 const OPTION_NAMES = Object.keys({
   store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
-  notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true,
+  notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true,
 } satisfies Record<keyof GatewayOptions, true>);
 
 /** Checks and freezes the options; the caller's object is never modified. */
@@ -120,5 +124,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     writer: new DurableWriter(onSetAside ? { ...writes, onSetAside } : writes),
     observer,
     metrics: options.metrics,
+    keepAliveMs: checkKeepAliveMs(options.keepAliveMs, 'createGatewayRouter'),
   });
 }

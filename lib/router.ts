@@ -77,10 +77,10 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages', { models }),
-    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);
   // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
-  const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat'),
-    resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions()]);
+  const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat', { models }),
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions({ keepAliveMs: config.keepAliveMs })]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),

@@ -1,6 +1,6 @@
 /** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
 import http from 'node:http';
-import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, resolveOptions } from '../../lib';
+import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, proxyChatCompletions, proxyMessages, resolveOptions } from '../../lib';
 import type { GatewayOptions, ModelEntry } from '../../lib';
 
 const llm = anthropicAdapter({ baseURL: 'http://127.0.0.1:1' });
@@ -29,8 +29,16 @@ describe('createGatewayRouter options', () => {
     ['bad rerank bound', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
     ['observers not a list', { observers: 'otel' as never }, /option "observers" must be an array of observers \(e.g. \[otelObserver\(meter\)\]\)/],
     ['a null observer', { observers: [null as never] }, /option "observers" must be an array of observers/],
+    ['no keep-alive interval', { keepAliveMs: 0 }, /createGatewayRouter: option "keepAliveMs" must be a positive integer of milliseconds \(default 15000\), e.g. keepAliveMs: 15000/],
+    ['a keep-alive interval in words', { keepAliveMs: '15s' as never }, /option "keepAliveMs" must be a positive integer of milliseconds/],
   ])('fails at construction on %s', (_name, options, message) => {
     expect(build(options)).toThrow(message);
+  });
+
+  it('the stream proxies check their keep-alive interval too, and default it to 15 s', () => {
+    expect(() => proxyMessages({ keepAliveMs: 1.5 })).toThrow(/proxyMessages: option "keepAliveMs" must be a positive integer/);
+    expect(() => proxyChatCompletions({ keepAliveMs: -1 })).toThrow(/proxyChatCompletions: option "keepAliveMs"/);
+    expect(resolveOptions({ store: new MemoryStore(), models: [model()] }).keepAliveMs).toBe(15_000);
   });
 
   it.each<[string, () => unknown, RegExp]>([

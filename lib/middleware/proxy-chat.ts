@@ -1,27 +1,39 @@
 /** proxyChatCompletions(): answers a chat-completions request through the model's Messages adapter, in OpenAI's shapes. */
 import type { RequestHandler } from 'express';
-import { ChatChunks } from '../chat/chunks';
-import { completionFromMessage } from '../chat/translate';
 import { gatewayContext } from '../context';
 import { openaiErrorBody } from '../errors';
+import { completionFromMessage } from '../openai-format/answer';
+import { ChatChunks } from '../openai-format/stream-to-chunks';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
+import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
 import { dataFrame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
+/** Chat streams' keep-alive: an SSE comment, which every client skips. */
+const KEEP_ALIVE = ': keep-alive\n\n';
+
+/** Options of proxyChatCompletions(). */
+export interface ProxyChatOptions {
+  /** Longest silence on a stream before a `: keep-alive` comment, in ms. Default: 15000. */
+  keepAliveMs?: number;
+}
+
 /**
  * Needs `validate('chat')` (which turns the body into a Messages body) and
  * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves: the OpenAI ones
- * speak chat completions upstream, the Anthropic ones are translated both ways. A failure after
- * the first chunk ends the stream with `data: {"error":{…}}`, which the openai SDK raises as an
- * `APIError`.
+ * speak chat completions upstream, the Anthropic ones are translated both ways (tool calls,
+ * reasoning, usage: lib/openai-format). A failure after the first chunk ends the stream with
+ * `data: {"error":{…}}`, which the openai SDK raises as an `APIError`. A stream silent for
+ * `keepAliveMs` gets a comment line.
  */
-export function proxyChatCompletions(): RequestHandler {
+export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHandler {
+  const keepAliveMs = checkKeepAliveMs(options.keepAliveMs, 'proxyChatCompletions');
   return function proxyChatCompletionsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
-    const { model, adapter, request } = resolved;
+    const { model, adapter, request, agent } = resolved;
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {
@@ -33,8 +45,9 @@ export function proxyChatCompletions(): RequestHandler {
       const format: StreamFormat = {
         framesOf: (events) => chunks.framesOf(events),
         errorFrame: (code, message) => dataFrame(openaiErrorBody(code, message)),
+        keepAlive: KEEP_ALIVE,
       };
-      await streamAnswer(adapter.stream(request, call), ctx, res, format);
-    });
+      await streamAnswer(adapter.stream(request, call), ctx, res, format, keepAliveMs);
+    }, agent);
   };
 }

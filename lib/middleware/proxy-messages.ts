@@ -7,6 +7,7 @@ import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
 import { ForwardedFrame, forwardingStreamOf } from '../wire/forwarded-frames';
+import { checkKeepAliveMs } from '../wire/keep-alive';
 import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
@@ -31,15 +32,26 @@ function anthropicFormat(model: string): StreamFormat<StreamEvent | ForwardedFra
       return text;
     },
     errorFrame: (code, message) => frame({ type: 'error', error: { type: code, message } }),
+    keepAlive: PING,
   };
+}
+
+/** Messages' keep-alive: the `ping` event the API itself sends (clients skip it). */
+const PING = frame({ type: 'ping' });
+
+/** Options of proxyMessages(). */
+export interface ProxyMessagesOptions {
+  /** Longest silence on a stream before a `ping` event, in ms. Default: 15000. */
+  keepAliveMs?: number;
 }
 
 /**
  * Needs `resolveModel({capability: 'llm'})` before it. Errors before the first byte go to
- * `next` (and so out as JSON with the mapped status); after it, as an `error` event. A client
- * that goes away aborts the upstream call at once.
+ * `next` (and so out as JSON with the mapped status); after it, as an `error` event. A stream
+ * silent for `keepAliveMs` gets a `ping` event. A client that goes away aborts the upstream call at once.
  */
-export function proxyMessages(): RequestHandler {
+export function proxyMessages(options: ProxyMessagesOptions = {}): RequestHandler {
+  const keepAliveMs = checkKeepAliveMs(options.keepAliveMs, 'proxyMessages');
   return function proxyMessagesMiddleware(req, res, next: NextFunction) {
     const ctx = gatewayContext(res);
     const resolved = messagesCallFor(ctx, req, next);
@@ -48,7 +60,7 @@ export function proxyMessages(): RequestHandler {
     // The built-in Anthropic adapter itself (not a wrapper) forwards content frames unparsed.
     const forwarding = forwardingStreamOf(adapter);
     startCall(ctx, res, next, adapter.name, async (call) => ctx.stream
-      ? streamAnswer(forwarding ? forwarding(request, call) : adapter.stream(request, call), ctx, res, anthropicFormat(model.id))
+      ? streamAnswer(forwarding ? forwarding(request, call) : adapter.stream(request, call), ctx, res, anthropicFormat(model.id), keepAliveMs)
       : answerJson(adapter, request, call, ctx, res), agent);
   };
 }

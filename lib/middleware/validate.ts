@@ -4,8 +4,10 @@ import { catalogReader, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { compileSchema, describeError } from '../schemas/ajv';
-import { messagesFromChat, type ChatRequest } from '../chat/translate';
+import { messagesFromChat } from '../openai-format/request-from-chat';
+import type { ChatRequest } from '../openai-format/types';
 import { agentCountTokensSchema, agentMessagesSchema, MAX_NESTING, tooDeep } from '../schemas/agent';
+import { agentChatSchema, findUnsupportedAgentChat } from '../schemas/agent-chat';
 import { chatSchema, findUnsupportedChat } from '../schemas/chat';
 import { countTokensSchema, findUnsupported, messagesSchema } from '../schemas/messages';
 import { DEFAULT_RERANK_BOUNDS, rerankSchema, type RerankBounds } from '../schemas/rerank';
@@ -21,7 +23,8 @@ export interface ValidateOptions {
   rerank?: RerankBounds;
   /**
    * The catalog: a Messages or count_tokens body naming an `agentReady` model is checked against
-   * the agent profile (the whole contract) instead of V1's. Default: none (V1 for every body).
+   * the agent profile (the whole contract) instead of V1's; a chat body against the chat agent
+   * profile (tools, tool messages, images: what Messages can express). Default: none (V1 for every body).
    */
   models?: ModelsOption;
 }
@@ -34,7 +37,7 @@ const SWITCH = '; an operator accepts it by marking the model agentReady: true';
  * before anything reaches the upstream. V1's unsupported features (tools, thinking, non-text
  * blocks…; for chat also functions, response_format, n > 1, logprobs) get an explicit message
  * that names the `agentReady` switch; a body for an agent-ready model (`models` given) is checked
- * against the agent profile instead.
+ * against the agent profile instead (for chat: tools, tool messages, images, PDFs, reasoning).
  * Records `stream` and the caller's user tag in the context. A chat body is then translated
  * into a Messages body (the rest of the pipeline and every adapter see Messages).
  */
@@ -47,12 +50,16 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
   const schemas = { messages: messagesSchema, chat: chatSchema, count_tokens: countTokensSchema } as const;
   const check = compileSchema<Record<string, unknown>>(kind === 'rerank' ? rerankSchema(bounds) : schemas[kind]);
   const unsupportedIn = kind === 'chat' ? findUnsupportedChat : kind === 'rerank' ? undefined : findUnsupported;
-  const agentCheck = kind === 'messages' || kind === 'count_tokens' ? compileSchema<Record<string, unknown>>(kind === 'messages' ? agentMessagesSchema : agentCountTokensSchema) : undefined;
+  const agentSchemas = { messages: agentMessagesSchema, chat: agentChatSchema, count_tokens: agentCountTokensSchema } as const;
+  const agentCheck = kind === 'rerank' ? undefined : compileSchema<Record<string, unknown>>(agentSchemas[kind]);
+  const agentUnsupported = kind === 'chat' ? findUnsupportedAgentChat : undefined;
   const catalogNow = options.models === undefined || !agentCheck ? undefined : catalogReader(options.models);
   /** The problem of a body, in words, or undefined: an agent-ready model's profile, or V1's. */
   const problem = (body: Record<string, unknown>): string | undefined => {
     const model = typeof body.model === 'string' ? catalogNow?.().byId.get(body.model) : undefined;
     if (model?.agentReady === true && agentCheck) {
+      const named = agentUnsupported?.(body);
+      if (named) return `${named.path}: ${named.message}`;
       if (!agentCheck(body)) return agentCheck.errors?.[0] ? describeError(agentCheck.errors[0]) : 'body: is invalid';
       const deep = tooDeep(body);
       return deep === undefined ? undefined : `${deep}: nested deeper than ${MAX_NESTING} levels`;
@@ -75,7 +82,12 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
     if (typeof user === 'string') ctx.user = user;
     if (kind === 'chat') {
       ctx.includeUsage = (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
-      req.body = messagesFromChat(body as unknown as ChatRequest);
+      try {
+        req.body = messagesFromChat(body as unknown as ChatRequest);
+      } catch (err) {
+        next(err); // what Messages cannot express (a data URL that is not base64, arguments that are not JSON), named
+        return;
+      }
     }
     next();
   };

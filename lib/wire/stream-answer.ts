@@ -1,35 +1,54 @@
-/** Streams an adapter's events to the client in a wire format (Anthropic events or OpenAI chunks). */
+/** Streams an adapter's events to the client in a wire format (Anthropic events or OpenAI chunks), kept alive through silences. */
 import type { Response } from 'express';
 import type { GatewayContext } from '../context';
 import { toGatewayError, type ErrorCode } from '../errors';
 import type { StreamEvent } from '../types';
+import { DEFAULT_KEEP_ALIVE_MS, KeepAlive } from './keep-alive';
 import { SseWriter } from './sse-writer';
 
-/** How a stream of `T` (events, or events and forwarded frames) is written: the frames of a batch, and the frame that ends it with an error. */
+/** How a stream of `T` (events, or events and forwarded frames) is written: the frames of a batch, the frame that ends it with an error, and the keep-alive frame. */
 export interface StreamFormat<T extends { type: string } = StreamEvent> {
   framesOf(events: readonly T[]): string;
   errorFrame(code: ErrorCode, message: string): string;
+  /** Written after `keepAliveMs` without a write: Messages' `ping` event, or an SSE comment for chat. */
+  keepAlive: string;
 }
 
 /**
  * The first event is awaited before the 200 goes out, so an upstream that fails before streaming
- * gets a proper HTTP error status instead of an error frame. The stream ends after `message_stop`
- * (the answer is whole) or when the client leaves; an upstream failure after the first event ends
- * it with the format's error frame (standard code, safe text).
+ * gets a proper HTTP error status instead of an error frame, unless it stays silent for
+ * `keepAliveMs`: then the 200 goes out with a keep-alive frame (a client or proxy would cut the
+ * silence), and a later failure ends the stream with the error frame. After any `keepAliveMs`
+ * without a write (a long thinking turn, a slow first token), the keep-alive frame is written. The
+ * stream ends after `message_stop` (the answer is whole) or when the client leaves; an upstream
+ * failure after the 200 ends it with the format's error frame (standard code, safe text).
  */
 export async function streamAnswer<T extends { type: string }>(
-  source: AsyncIterable<T | readonly T[]>, ctx: GatewayContext, res: Response, format: StreamFormat<T>,
+  source: AsyncIterable<T | readonly T[]>, ctx: GatewayContext, res: Response, format: StreamFormat<T>, keepAliveMs = DEFAULT_KEEP_ALIVE_MS,
 ): Promise<void> {
   const events = source[Symbol.asyncIterator]();
-  let next = await events.next();
   const writer = new SseWriter(res);
-  writer.open();
-  ctx.ttfbMs = performance.now() - ctx.startedHr;
+  let opened = false;
+  const open = (): void => {
+    if (opened) return;
+    opened = true;
+    writer.open();
+  };
+  // A client not reading (a write waiting on drain) is no silence: nothing is added to its buffer.
+  const idle = new KeepAlive(keepAliveMs, () => {
+    if (writer.closed || res.writableNeedDrain) return;
+    open();
+    void writer.write(format.keepAlive);
+  });
   try {
+    let next = await events.next();
+    open();
+    ctx.ttfbMs = performance.now() - ctx.startedHr;
     while (!next.done) {
       const items: readonly T[] = Array.isArray(next.value) ? next.value : [next.value as T];
       const stop = items.findIndex((e) => e.type === 'message_stop');
       const pending = writer.write(format.framesOf(stop < 0 ? items : items.slice(0, stop + 1)), stop >= 0);
+      idle.wrote();
       ctx.answered = writer.completed;
       if (pending) await pending;
       if (writer.closed) break;
@@ -37,6 +56,7 @@ export async function streamAnswer<T extends { type: string }>(
     }
     writer.end();
   } catch (err) {
+    if (!opened) throw err; // nothing sent yet: the error handler answers with the error's status
     const error = toGatewayError(err);
     ctx.detail = error.detail ?? error.message;
     // A client that went away is not an error of the request; anything else ends the stream with one.
@@ -45,6 +65,7 @@ export async function streamAnswer<T extends { type: string }>(
       writer.fail(format.errorFrame(error.code, error.message));
     }
   } finally {
+    idle.stop();
     await events.return?.(undefined);
   }
 }

@@ -1,4 +1,5 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
+import { withoutGatewayThinking } from '../../openai-format/signature';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
 import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
 import { SseBatchReader } from '../../wire/sse-reader';
@@ -15,9 +16,15 @@ export interface AnthropicAdapterOptions extends HttpAdapterOptions {
   version?: string;
 }
 
-/** The request with `stream` set: the same object when the caller already sent it so (its fields keep their order). */
-const withStream = (request: MessagesRequest, stream: boolean): MessagesRequest =>
-  request.stream === stream ? request : { ...request, stream };
+/**
+ * The request sent: `stream` set, and without the thinking blocks the gateway signed (reasoning of
+ * an OpenAI-format upstream, which Anthropic would refuse); the same object when the caller already
+ * sent it so (its fields keep their order, a genuine signature its bytes).
+ */
+const withStream = (request: MessagesRequest, stream: boolean): MessagesRequest => {
+  const sent = withoutGatewayThinking(request);
+  return sent.stream === stream ? sent : { ...sent, stream };
+};
 
 /**
  * Creates a Messages adapter for an Anthropic-format upstream (`POST {baseURL}/v1/messages`).
@@ -98,7 +105,7 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
 
   /** Anthropic's own count (`/v1/messages/count_tokens`): input tokens, never billed. */
   async function countTokens(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> {
-    const open = await postJson(http, '/v1/messages/count_tokens', request, ctx, headersFor(ctx));
+    const open = await postJson(http, '/v1/messages/count_tokens', withoutGatewayThinking(request), ctx, headersFor(ctx));
     const body = parseJson(await readText(open), http.name) as { input_tokens?: unknown } | null;
     const tokens = body?.input_tokens;
     if (typeof tokens !== 'number' || !Number.isSafeInteger(tokens) || tokens < 0) {

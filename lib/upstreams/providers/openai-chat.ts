@@ -6,8 +6,10 @@ import { badUpstreamAnswer } from '../http/errors';
 import { postJson, readJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';
-import { ChatStreamTranslator } from './openai-stream';
-import { fromChatResponse, toChatRequest, type MaxTokensField } from './openai-translate';
+import { fromChatCompletion } from '../../openai-format/answer';
+import { toChatRequest, type MaxTokensField } from '../../openai-format/request-to-chat';
+import { ChatStreamTranslator } from '../../openai-format/stream-to-events';
+import { nameRestorer } from '../../openai-format/tool-names';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the OpenAI Chat Completions adapter. */
@@ -22,8 +24,10 @@ export interface OpenAIChatAdapterOptions extends HttpAdapterOptions {
 const messageId = (): string => `msg_${randomHex()}`;
 
 /**
- * Creates a Messages adapter for an OpenAI-compatible upstream. The key is sent as
- * `Authorization: Bearer`; streams ask for `stream_options.include_usage`. Default name: "openai".
+ * Creates a Messages adapter for an OpenAI-compatible upstream, translated both ways by
+ * lib/openai-format (tools, images, reasoning, usage with cached tokens; docs/translation.md). The
+ * key is sent as `Authorization: Bearer`; streams ask for `stream_options.include_usage`. A request
+ * the upstream's format cannot express is refused (400 naming the field) before any call. Default name: "openai".
  */
 export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAdapter {
   const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }), ['maxTokensField', 'path']);
@@ -35,7 +39,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
 
   async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
     const open = await postJson(http, path, toChatRequest(request, field, false), ctx);
-    const { message, usage } = fromChatResponse(await readJson(open, http.name), messageId(), http.name);
+    const { message, usage } = fromChatCompletion(await readJson(open, http.name), messageId(), http.name, nameRestorer(request.tools));
     if (usage) {
       ctx.usage.report(usage);
       ctx.usage.complete();
@@ -46,13 +50,14 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent[]> {
     // Errors leave with the key redacted from their detail (see guardAdapter).
     try {
-      const open = await postJson(http, path, toChatRequest(request, field, true), ctx);
+      const body = toChatRequest(request, field, true); // what the upstream cannot express is refused before the call
+      const open = await postJson(http, path, body, ctx);
       const type = open.response.headers.get('content-type') ?? '';
       if (!type.includes('text/event-stream')) {
         const text = await readText(open).catch(() => '(unreadable)');
         throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
-      const translator = new ChatStreamTranslator(messageId(), request.model, http.name);
+      const translator = new ChatStreamTranslator(messageId(), request.model, http.name, nameRestorer(request.tools));
       /** Appends the closing events; the usage reported so far is final. */
       const close = (events: StreamEvent[]): StreamEvent[] => {
         if (translator.usage) ctx.usage.complete();

@@ -1,0 +1,80 @@
+/** Whole answers both ways: an upstream's `chat.completion` as a Message, and a Message as the chat route's `chat.completion`. */
+import { isBlock, textOf, type ContentBlock } from '../messages/content';
+import type { MessageResponse } from '../messages/request';
+import { randomHex } from '../random-id';
+import { badUpstreamAnswer } from '../upstreams/http/errors';
+import type { UsageFigures } from '../upstreams/types';
+import { gatewaySignature } from './signature';
+import { ANSWER_JOIN, finishReasonOf, stopReasonOf } from './tables';
+import type { RestoreName } from './tool-names';
+import type { ChatAnswerMessage, ChatCompletion, ChatToolCall, UpstreamCompletion } from './types';
+import { chatUsage, messageUsage, usageFromChat } from './usage';
+
+/** A tool_use id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): an upstream's id with other characters as `_`, or a fresh one. */
+export function toolUseId(id: string | null | undefined): string {
+  return typeof id === 'string' && id !== '' ? id.replace(/[^a-zA-Z0-9_-]/g, '_') : `toolu_${randomHex()}`;
+}
+
+/** The reasoning of an upstream message or delta, and the field it came in. */
+export function reasoningOf(from: { reasoning_content?: string | null; reasoning?: string | null }): ['reasoning_content' | 'reasoning', string] | undefined {
+  if (typeof from.reasoning_content === 'string' && from.reasoning_content !== '') return ['reasoning_content', from.reasoning_content];
+  if (typeof from.reasoning === 'string' && from.reasoning !== '') return ['reasoning', from.reasoning];
+  return undefined;
+}
+
+/**
+ * A Message for an upstream's `chat.completion`: its reasoning as a thinking block the gateway
+ * signs, its text, its calls as tool_use blocks (arguments parsed; names as the caller gave them).
+ * `usage` is undefined when the upstream sent none. Arguments that are not a JSON object are the
+ * upstream's fault (an `api_error`), never an empty input.
+ */
+export function fromChatCompletion(body: unknown, id: string, name: string, restore: RestoreName): { message: MessageResponse; usage: UsageFigures | undefined } {
+  const completion = body as UpstreamCompletion;
+  const choice = typeof completion === 'object' && completion !== null && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!choice) throw badUpstreamAnswer(`upstream ${name} sent no choices: ${JSON.stringify(body).slice(0, 2000)}`);
+  const m = choice.message ?? {};
+  const content: ContentBlock[] = [];
+  const reasoning = reasoningOf(m);
+  if (reasoning) content.push({ type: 'thinking', thinking: reasoning[1], signature: gatewaySignature(reasoning[0]) });
+  const text = m.content || m.refusal || '';
+  const calls = m.tool_calls ?? [];
+  if (text !== '' || (calls.length === 0 && !reasoning)) content.push({ type: 'text', text });
+  for (const call of calls) {
+    const args = call.function?.arguments ?? '';
+    let input: unknown = {};
+    try {
+      if (args !== '') input = JSON.parse(args);
+    } catch {
+      input = undefined;
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw badUpstreamAnswer(`upstream ${name} sent tool call arguments that are not a JSON object: ${args.slice(0, 2000)}`);
+    }
+    content.push({ type: 'tool_use', id: toolUseId(call.id), name: restore(call.function?.name ?? ''), input });
+  }
+  const usage = usageFromChat(completion.usage);
+  const message: MessageResponse = {
+    id, type: 'message', role: 'assistant', model: '', content,
+    stop_reason: stopReasonOf(choice.finish_reason, calls.length > 0), stop_sequence: null, usage: messageUsage(usage),
+  };
+  return { message, usage };
+}
+
+/** The `chat.completion` for a Message: its text, its calls as `tool_calls`, its thinking as `reasoning_content`. */
+export function completionFromMessage(message: MessageResponse, id: string, model: string, created: number): ChatCompletion {
+  const calls: ChatToolCall[] = [];
+  let reasoning: string | undefined;
+  for (const block of message.content) {
+    if (isBlock(block, 'tool_use')) calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    else if (isBlock(block, 'thinking')) reasoning = (reasoning ?? '') + block.thinking;
+  }
+  const text = textOf(message.content, ANSWER_JOIN);
+  const answer: ChatAnswerMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
+  if (calls.length > 0) answer.tool_calls = calls;
+  if (reasoning !== undefined) answer.reasoning_content = reasoning;
+  return {
+    id, object: 'chat.completion', created, model,
+    choices: [{ index: 0, message: answer, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) }],
+    usage: chatUsage(message.usage),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The signatures the gateway gives thinking blocks made from an OpenAI-format upstream's
+ * reasoning. A thinking block must carry a signature, and clients replay it byte for byte; this
+ * one says where the reasoning came from (`model-gateway:v1:<field>`, the field the upstream sent
+ * it in) and is never a signature an Anthropic upstream made (theirs are base64, with no colon).
+ */
+import { isBlock, type ContentBlock, type MessageParam } from '../messages/content';
+import type { MessagesRequest } from '../messages/request';
+import { REASONING_FIELDS, type ReasoningField } from './tables';
+
+const PREFIX = 'model-gateway:';
+const V1 = `${PREFIX}v1:`;
+
+/** The gateway's signature for reasoning an upstream sent in `field`. */
+export function gatewaySignature(field: ReasoningField): string {
+  return V1 + field;
+}
+
+/** Whether a signature is one the gateway made (any version). */
+export function isGatewaySignature(signature: unknown): boolean {
+  return typeof signature === 'string' && signature.startsWith(PREFIX);
+}
+
+/** The field to send a thinking block's reasoning back in: the one its gateway signature names, else `reasoning_content`. */
+export function reasoningFieldOf(signature: unknown): ReasoningField {
+  const field = typeof signature === 'string' && signature.startsWith(V1) ? signature.slice(V1.length) : '';
+  return (REASONING_FIELDS as readonly string[]).includes(field) ? (field as ReasoningField) : 'reasoning_content';
+}
+
+const isGatewayThinking = (block: ContentBlock): boolean => isBlock(block, 'thinking') && isGatewaySignature(block.signature);
+
+/** A turn without its gateway-signed thinking blocks; the same object when it has none. */
+function withoutGatewayThinkingIn(message: MessageParam): MessageParam {
+  const content = message.content;
+  if (message.role !== 'assistant' || typeof content === 'string' || !content.some(isGatewayThinking)) return message;
+  return { ...message, content: content.filter((block) => !isGatewayThinking(block)) };
+}
+
+/**
+ * The request an Anthropic upstream gets: without the thinking blocks whose signature the gateway
+ * made (Anthropic refuses them), and without a turn left empty by that. Nothing else changes: the
+ * same object when there are none, else only the turns that had some are copied.
+ */
+export function withoutGatewayThinking<R extends Pick<MessagesRequest, 'messages'>>(request: R): R {
+  let messages: MessageParam[] | undefined;
+  for (let i = 0; i < request.messages.length; i++) {
+    const message = request.messages[i] as MessageParam;
+    const kept = withoutGatewayThinkingIn(message);
+    if (kept === message && !messages) continue;
+    messages ??= request.messages.slice(0, i);
+    if (kept === message || kept.content.length > 0) messages.push(kept);
+  }
+  return messages ? { ...request, messages } : request;
+}

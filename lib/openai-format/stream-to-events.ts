@@ -1,0 +1,149 @@
+/** An OpenAI-format upstream's chunks → the Anthropic stream grammar, in the shape agents read without tripping. */
+import type { EventSourceMessage } from 'eventsource-parser';
+import { GatewayError, SAFE_MESSAGES } from '../errors';
+import type { ContentBlock } from '../messages/content';
+import type { StreamEvent } from '../messages/events';
+import type { MessageResponse } from '../messages/request';
+import { badUpstreamAnswer, codeForUpstreamStatus } from '../upstreams/http/errors';
+import type { UsageFigures } from '../upstreams/types';
+import { reasoningOf, toolUseId } from './answer';
+import { gatewaySignature } from './signature';
+import { stopReasonOf, type ReasoningField } from './tables';
+import type { RestoreName } from './tool-names';
+import type { ChunkToolCall, UpstreamChunk } from './types';
+import { messageUsage, usageFromChat } from './usage';
+
+/** An error object in a stream chunk, in the wrapped (`{error:{…}}`) and unwrapped (`{object:"error"}`) shapes. */
+export function chunkError(chunk: Record<string, unknown>, name: string): GatewayError | undefined {
+  const wrapped = chunk.error && typeof chunk.error === 'object' ? (chunk.error as Record<string, unknown>) : undefined;
+  if (!wrapped && chunk.object !== 'error') return undefined;
+  const source = wrapped ?? chunk;
+  const code = codeForUpstreamStatus(typeof source.code === 'number' ? source.code : 500);
+  return new GatewayError(code, SAFE_MESSAGES[code], { detail: `upstream ${name} stream error: ${JSON.stringify(chunk).slice(0, 2000)}` });
+}
+
+/** One chunk, or the error it is (invalid JSON, or an error object in either shape). */
+function parseChunk(data: string, event: string | undefined, name: string): UpstreamChunk | GatewayError {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return badUpstreamAnswer(`upstream ${name} sent an invalid chunk: ${data.slice(0, 2000)}`);
+  }
+  if (typeof chunk !== 'object' || chunk === null) return badUpstreamAnswer(`upstream ${name} sent a non-object chunk`);
+  const c = chunk as Record<string, unknown>;
+  return (event === 'error' ? chunkError({ error: c.error ?? c }, name) : chunkError(c, name)) ?? (c as UpstreamChunk);
+}
+
+type Kind = 'thinking' | 'text' | 'tool_use';
+
+/**
+ * One translated stream. Exactly one `message_start` (with every usage field) comes first; one
+ * block is open at a time and stops before the next starts, so each delta goes to an open block of
+ * its type: reasoning to a thinking block (ended by the gateway's signature), text to a text block,
+ * each call to its own tool_use block (a new `index`, or a new id at a reused index, opens one; its
+ * name and first arguments may share a chunk), its arguments as `input_json_delta`. The stop reason
+ * is `tool_use` whenever a tool was called; `message_delta` carries the cumulative usage, held back
+ * until the upstream is done (usage comes after the finish reason).
+ */
+export class ChatStreamTranslator {
+  private started = false;
+  private open: Kind | undefined;
+  private index = -1;
+  private reasoningField: ReasoningField = 'reasoning_content';
+  private readonly calls = new Map<number, { id: string; block: number }>();
+  private finish: string | null | undefined;
+  usage: UsageFigures | undefined;
+
+  /** `name` is the upstream's, for errors; `restore` gives shortened tool names back. */
+  constructor(private readonly id: string, private readonly model: string, private readonly name: string, private readonly restore: RestoreName) {}
+
+  /** Whether the upstream has sent its finish reason. */
+  get finished(): boolean {
+    return this.finish !== undefined;
+  }
+
+  /** Appends the events of one upstream SSE message (not `[DONE]`) to `events`; returns the error the message is, if it is one. */
+  read(message: EventSourceMessage, events: StreamEvent[]): GatewayError | undefined {
+    const chunk = parseChunk(message.data, message.event, this.name);
+    if (chunk instanceof GatewayError) return chunk;
+    this.start(events);
+    const usage = usageFromChat(chunk.usage);
+    if (usage) this.usage = usage;
+    const choice = chunk.choices?.[0];
+    const delta = choice?.delta;
+    if (delta) {
+      const reasoning = reasoningOf(delta);
+      if (reasoning) {
+        this.enter('thinking', events, { type: 'thinking', thinking: '', signature: '' }, reasoning[0]);
+        events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'thinking_delta', thinking: reasoning[1] } });
+      }
+      const text = delta.content || delta.refusal;
+      if (typeof text === 'string' && text !== '') {
+        this.enter('text', events, { type: 'text', text: '' });
+        events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'text_delta', text } });
+      }
+      const calls = delta.tool_calls ?? [];
+      for (let k = 0; k < calls.length; k++) {
+        const failure = this.call(calls[k] as ChunkToolCall, k, events);
+        if (failure) return failure;
+      }
+    }
+    if (choice?.finish_reason) this.finish = choice.finish_reason;
+    return undefined;
+  }
+
+  /** Appends the events that close the message, once the upstream is done; returns `events`. */
+  end(events: StreamEvent[]): StreamEvent[] {
+    this.start(events);
+    this.close(events);
+    const stop_reason = stopReasonOf(this.finish, this.calls.size > 0);
+    events.push({ type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: messageUsage(this.usage) });
+    events.push({ type: 'message_stop' });
+    return events;
+  }
+
+  /** A tool call fragment: a call not seen before opens its block; arguments go to the open block of their call. */
+  private call(fragment: ChunkToolCall, position: number, events: StreamEvent[]): GatewayError | undefined {
+    const at = typeof fragment.index === 'number' ? fragment.index : position;
+    let call = this.calls.get(at);
+    if (!call || (fragment.id && toolUseId(fragment.id) !== call.id)) {
+      const id = toolUseId(fragment.id);
+      this.enter('tool_use', events, { type: 'tool_use', id, name: this.restore(fragment.function?.name ?? ''), input: {} }, undefined, true);
+      call = { id, block: this.index };
+      this.calls.set(at, call);
+    }
+    const args = fragment.function?.arguments;
+    if (typeof args !== 'string' || args === '') return undefined;
+    if (call.block !== this.index) return badUpstreamAnswer(`upstream ${this.name} sent arguments for tool call ${at} after another call began`);
+    events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'input_json_delta', partial_json: args } });
+    return undefined;
+  }
+
+  /** Makes a block of `kind` the open one, stopping the one before; a tool call always opens its own. */
+  private enter(kind: Kind, events: StreamEvent[], block: ContentBlock, field?: ReasoningField, always = false): void {
+    if (this.open === kind && !always) return;
+    this.close(events);
+    this.open = kind;
+    this.index++;
+    if (field) this.reasoningField = field;
+    events.push({ type: 'content_block_start', index: this.index, content_block: block });
+  }
+
+  private close(events: StreamEvent[]): void {
+    if (this.open === undefined) return;
+    if (this.open === 'thinking') events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'signature_delta', signature: gatewaySignature(this.reasoningField) } });
+    events.push({ type: 'content_block_stop', index: this.index });
+    this.open = undefined;
+  }
+
+  private start(events: StreamEvent[]): void {
+    if (this.started) return;
+    this.started = true;
+    const message: MessageResponse = {
+      id: this.id, type: 'message', role: 'assistant', model: this.model, content: [],
+      stop_reason: null, stop_sequence: null, usage: messageUsage(undefined),
+    };
+    events.push({ type: 'message_start', message });
+  }
+}
