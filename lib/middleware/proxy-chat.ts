@@ -1,13 +1,12 @@
 /** proxyChatCompletions(): answers a chat-completions request through the model's Messages adapter, in OpenAI's shapes. */
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { openaiErrorBody } from '../errors';
 import { completionFromMessage } from '../openai-format/answer';
 import { ChatChunks } from '../openai-format/stream-to-chunks';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
-import { dataFrame } from '../wire/sse-writer';
+import { errorFrame } from '../wire/error-wire';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
 /** Chat streams' keep-alive: an SSE comment, which every client skips. */
@@ -44,7 +43,7 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
       const chunks = new ChatChunks(id, model.id, created, ctx.includeUsage);
       const format: StreamFormat = {
         framesOf: (events) => chunks.framesOf(events),
-        errorFrame: (code, message) => dataFrame(openaiErrorBody(code, message)),
+        errorFrame: (code, message) => errorFrame('openai', code, message),
         keepAlive: KEEP_ALIVE,
       };
       await streamAnswer(adapter.stream(request, call), ctx, res, format, keepAliveMs);

@@ -8,6 +8,7 @@ import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
 import { ForwardedFrame, forwardingStreamOf } from '../wire/forwarded-frames';
 import { checkKeepAliveMs } from '../wire/keep-alive';
+import { errorFrame } from '../wire/error-wire';
 import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 
@@ -31,7 +32,7 @@ function anthropicFormat(model: string): StreamFormat<StreamEvent | ForwardedFra
       }
       return text;
     },
-    errorFrame: (code, message) => frame({ type: 'error', error: { type: code, message } }),
+    errorFrame: (code, message) => errorFrame('anthropic', code, message),
     keepAlive: PING,
   };
 }
