@@ -108,6 +108,29 @@ export const adminOpenApi = Object.freeze({
       },
     },
     '/audit': { get: { summary: 'Audit trail of operator writes, newest first', parameters: [param('target', 'query'), ...paging], responses: { 200: json(page('Audit')), ...errors } } },
+    // Overview reads (lib/admin/stats.ts): accounts by balance, the request log per time bucket.
+    '/accounts': {
+      get: {
+        summary: 'Accounts, lowest balance first', parameters: paging,
+        responses: { 200: json({ type: 'object', required: ['items', 'next'], properties: { items: { type: 'array', items: { type: 'object', required: ['callerId', 'balance', 'held'], properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' } } } }, next: { type: ['string', 'null'] } } }), ...errors },
+      },
+    },
+    '/stats/requests': {
+      get: {
+        summary: 'Requests, errors (an error code or a status of 400 or more) and spend per bucket of [from, to); every bucket present, at most 1000',
+        parameters: [param('from', 'query', 'integer', true), param('to', 'query', 'integer', true), param('bucketMs', 'query', 'integer', true), param('callerId', 'query')],
+        responses: {
+          200: json({
+            type: 'object', required: ['from', 'to', 'bucketMs', 'items'],
+            properties: {
+              from: { type: 'integer' }, to: { type: 'integer' }, bucketMs: { type: 'integer', minimum: 60000 }, callerId: { type: 'string' },
+              items: { type: 'array', items: { type: 'object', required: ['at', 'requests', 'errors', 'cost', 'charge'], properties: { at: { type: 'integer' }, requests: { type: 'integer' }, errors: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' } } } },
+            },
+          }),
+          ...errors,
+        },
+      },
+    },
   },
   components: {
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token from createAdminRouter({ tokens }).' } },
