@@ -3,6 +3,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { createAdminRouter } from '../admin/router';
+import { DashboardSessions } from '../admin/dashboard/sessions';
 import { jsonLogger } from '../observe/logger';
 import { createMetrics } from '../observe/metrics';
 import { health, type HealthHandlers } from '../observe/health';
@@ -33,13 +34,14 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   const metrics = config.metrics || zero ? createMetrics() : undefined;
   const logger = config.logging?.requests === false ? undefined : jsonLogger(print);
 
+  const sessions = new DashboardSessions(); // one for every generation: a reload keeps the dashboard signed in
   const generation = (c: GatewayConfig): Generation => {
     const { models, upstreams } = buildModels(c);
     const router = createGatewayRouter({
       store, models, logger, metrics, ...(c.server?.bodyLimit !== undefined ? { bodyLimit: c.server.bodyLimit } : {}),
       limits: { ...c.limits, ...(redis ? { redis: redis.redis } : {}) },
     });
-    const admin = c.admin ? createAdminRouter({ store, models: router.models, upstreams, tokens: c.admin.tokens }) : undefined;
+    const admin = c.admin ? createAdminRouter({ store, models: router.models, upstreams, tokens: c.admin.tokens, dashboard: sessions }) : undefined;
     return { router, admin, checks: health({ store, router, ...(redis ? { redis: redis.redis } : {}) }) };
   };
   let current = generation(config);
@@ -91,6 +93,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   print(`  models: ${describeModels(config)}`);
   print(`  mounts: /v1 (public API)${mounts.length ? `, ${mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
+  if (config.admin) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === (config.admin?.port ?? port))?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
   if (zero) {
     const caller = `sk-mgw-${randomBytes(24).toString('base64url')}`;
     await store.createKey({ keyHash: hashKey(caller), prefix: prefixOf(caller), callerId: 'first-caller' });

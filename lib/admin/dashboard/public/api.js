@@ -1,0 +1,74 @@
+// @ts-check
+/** The admin API as the page calls it: the session cookie goes with every call, the session's CSRF token with every write. */
+
+/** The admin router's mount: this page is at <mount>/dashboard/. */
+const BASE = new URL('../', location.href);
+let csrf = '';
+
+/** A refusal in the gateway's error shape. */
+export class ApiError extends Error {
+  /** @param {number} status @param {string} type @param {string} message */
+  constructor(status, type, message) {
+    super(message);
+    this.status = status;
+    this.type = type;
+  }
+}
+
+/**
+ * @param {string} method @param {string} path  relative to the mount, e.g. "keys"
+ * @param {Record<string, string | number | boolean | undefined>} [query]
+ * @param {unknown} [body] @param {Record<string, string>} [headers]
+ * @returns {Promise<any>}
+ */
+async function call(method, path, query = {}, body = undefined, headers = {}) {
+  const url = new URL(path, BASE);
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  const res = await fetch(url, {
+    method, credentials: 'same-origin', cache: 'no-store',
+    headers: { ...(method === 'GET' ? {} : { 'x-csrf-token': csrf }), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 401) {
+    location.assign(new URL('sign-in', location.href)); // the session ended: sign in again
+    throw new ApiError(401, 'authentication_error', 'Your session ended; sign in again.');
+  }
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) throw new ApiError(res.status, data?.error?.type ?? 'api_error', data?.error?.message ?? `HTTP ${res.status}`);
+  return data;
+}
+
+/** @param {string} path @param {Record<string, string | number | boolean | undefined>} [query] */
+export const get = (path, query) => call('GET', path, query);
+
+/** @param {string} method @param {string} path @param {unknown} [body] @param {Record<string, string>} [headers] */
+export const send = (method, path, body, headers) => call(method, path, {}, body, headers);
+
+/**
+ * A page of a list: `{ items, next }`.
+ * @param {string} path @param {Record<string, string | number | boolean | undefined>} [query]
+ * @returns {Promise<{ items: any[], next: string | null }>}
+ */
+export async function list(path, query) {
+  const page = await get(path, query);
+  return { items: page.items ?? page.reviews ?? page.models ?? [], next: page.next ?? null };
+}
+
+/** Who signed in (name, access) and the CSRF token of this session. @returns {Promise<{ name: string, access: 'read' | 'write', expiresAt: number }>} */
+export async function whoami() {
+  const me = await get('dashboard/session');
+  csrf = me.csrf;
+  return me;
+}
+
+/** Ends the session on the server, then shows the sign-in page. */
+export async function signOut() {
+  await call('POST', 'dashboard/sign-out');
+  location.assign(new URL('sign-in', location.href));
+}
+
+/** A fresh idempotency key (getRandomValues works on plain http too, unlike randomUUID). */
+export function newKey() {
+  return `dash-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}

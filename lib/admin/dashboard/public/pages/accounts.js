@@ -1,0 +1,75 @@
+// @ts-check
+/** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
+import { get, list, newKey, send } from '../api.js';
+import { append, facts, field, h, table } from '../dom.js';
+import { money, time } from '../format.js';
+import { pager, text, whole, writeForm } from '../ui.js';
+
+export const title = 'Accounts';
+
+/** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
+export async function render(view, ctx) {
+  if (ctx.param !== undefined) return account(view, ctx, ctx.param);
+  const find = h('form', { class: 'inline', 'data-form': 'find-account' },
+    field('Caller id', h('input', { name: 'callerId', required: true, autocomplete: 'off' })),
+    h('button', { type: 'submit' }, 'Open'));
+  find.addEventListener('submit', (e) => {
+    e.preventDefault();
+    ctx.go(`#/accounts/${encodeURIComponent(String(new FormData(find).get('callerId')).trim())}`);
+  });
+  const accounts = pager((after) => list('accounts', { limit: 50, after }), (items) => table([
+    { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },
+    { title: 'Balance', cell: (a) => money(a.balance), class: 'num' },
+    { title: 'Held', cell: (a) => money(a.held), class: 'num' },
+  ], items, 'No accounts yet.'));
+  await accounts.open();
+  append(view, find, h('h2', null, 'Lowest balance first'), accounts.box);
+}
+
+/** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx @param {string} callerId */
+async function account(view, ctx, callerId) {
+  const path = `accounts/${encodeURIComponent(callerId)}`;
+  const summary = h('div', { 'data-part': 'account' });
+  const showAccount = async () => {
+    const a = await get(path);
+    summary.replaceChildren(facts([
+      ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
+      ['Held by requests in flight', money(a.held)],
+      ['Available', money(a.balance - a.held)],
+      ['Carried below one unit', a.carry],
+      ['Ledger sum', money(a.ledger)],
+    ]));
+  };
+  const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), (items) => table([
+    { title: 'Time', cell: (r) => time(r.at) },
+    { title: 'Kind', cell: (r) => r.kind },
+    { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
+    { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },
+  ], items, 'No ledger rows yet.'));
+
+  // One key per intended movement: a retry or a second click of the same one moves money once.
+  let idempotencyKey = newKey();
+  const credit = writeForm({
+    ctx, name: 'credit', legend: 'Credit or debit', submit: 'Apply',
+    fields: [
+      h('div', { class: 'choice', role: 'radiogroup', 'aria-label': 'Direction' },
+        h('label', null, h('input', { type: 'radio', name: 'direction', value: 'credit', checked: true }), ' Credit (top up)'),
+        h('label', null, h('input', { type: 'radio', name: 'direction', value: 'debit' }), ' Debit')),
+      field('Amount', h('input', { name: 'amount', inputmode: 'numeric', pattern: '[0-9]*', required: true, autocomplete: 'off' }), 'Whole minor units, as the ledger counts them.'),
+    ],
+    action: async (data) => {
+      const amount = whole(data, 'amount', 'Amount');
+      if (!amount) throw new Error('Amount: more than 0.');
+      const signed = text(data, 'direction') === 'debit' ? -amount : amount;
+      const out = await send('POST', `${path}/credits`, { amount: signed }, { 'idempotency-key': idempotencyKey });
+      idempotencyKey = newKey();
+      credit.reset();
+      await Promise.all([showAccount(), ledger.open()]);
+      return `${out.applied ? 'Applied' : 'Already applied'}: ${money(signed, true)}. Balance ${money(out.account.balance)}.`;
+    },
+  });
+  credit.addEventListener('input', () => { idempotencyKey = newKey(); }); // other figures: another movement
+  await Promise.all([showAccount(), ledger.open()]);
+  view.querySelector('h1')?.append(h('span', { class: 'muted' }, ` · ${callerId}`));
+  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), summary, credit, h('h2', null, 'Ledger'), ledger.box);
+}
