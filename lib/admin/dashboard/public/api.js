@@ -15,11 +15,12 @@ export class ApiError extends Error {
   }
 }
 
+/** @typedef {Record<string, string | number | boolean | undefined>} Query */
+
 /**
  * @param {string} method @param {string} path  relative to the mount, e.g. "keys"
- * @param {Record<string, string | number | boolean | undefined>} [query]
- * @param {unknown} [body] @param {Record<string, string>} [headers]
- * @returns {Promise<any>}
+ * @param {Query} [query] @param {unknown} [body] @param {Record<string, string>} [headers]
+ * @returns {Promise<unknown>}  the answer's JSON (null for none)
  */
 async function call(method, path, query = {}, body = undefined, headers = {}) {
   const url = new URL(path, BASE);
@@ -35,28 +36,34 @@ async function call(method, path, query = {}, body = undefined, headers = {}) {
   }
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new ApiError(res.status, data?.error?.type ?? 'api_error', data?.error?.message ?? `HTTP ${res.status}`);
+  if (!res.ok) {
+    const { error } = /** @type {{ error?: { type?: string, message?: string } }} */ (data ?? {});
+    throw new ApiError(res.status, error?.type ?? 'api_error', error?.message ?? `HTTP ${res.status}`);
+  }
   return data;
 }
 
-/** @param {string} path @param {Record<string, string | number | boolean | undefined>} [query] */
-export const get = (path, query) => call('GET', path, query);
+/**
+ * A read; `T` is the answer's type, from ./shapes.d.ts (the server's own types).
+ * @template T @param {string} path @param {Query} [query] @returns {Promise<T>}
+ */
+export const get = (path, query) => /** @type {Promise<T>} */ (call('GET', path, query));
 
-/** @param {string} method @param {string} path @param {unknown} [body] @param {Record<string, string>} [headers] */
-export const send = (method, path, body, headers) => call(method, path, {}, body, headers);
+/** A write. @template T @param {string} method @param {string} path @param {unknown} [body] @param {Record<string, string>} [headers] @returns {Promise<T>} */
+export const send = (method, path, body, headers) => /** @type {Promise<T>} */ (call(method, path, {}, body, headers));
 
 /**
  * A page of a list: `{ items, next }`.
- * @param {string} path @param {Record<string, string | number | boolean | undefined>} [query]
- * @returns {Promise<{ items: any[], next: string | null }>}
+ * @template T @param {string} path @param {Query} [query] @returns {Promise<import('./shapes').Page<T>>}
  */
 export async function list(path, query) {
-  const page = await get(path, query);
+  const page = /** @type {{ items?: T[], reviews?: T[], models?: T[], next?: string | null }} */ (await get(path, query));
   return { items: page.items ?? page.reviews ?? page.models ?? [], next: page.next ?? null };
 }
 
 /** Who signed in (name, access) and the CSRF token of this session. @returns {Promise<{ name: string, access: 'read' | 'write', expiresAt: number }>} */
 export async function whoami() {
+  /** @type {{ name: string, access: 'read' | 'write', expiresAt: number, csrf: string }} */
   const me = await get('dashboard/session');
   csrf = me.csrf;
   return me;

@@ -19,6 +19,8 @@ const PAGES = [['overview', overview], ['accounts', accounts], ['keys', keys], [
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
 let shown = 0;
+/** Tells this document's renders from another's: `data-turn` on <main> names each render, so a test can wait for a new one. */
+const LOAD = Math.random().toString(36).slice(2, 8);
 
 /** @param {{ name: string, access: 'read' | 'write' }} me */
 async function show(me) {
@@ -46,7 +48,7 @@ async function show(me) {
   if (turn !== shown) return; // another view was asked for meanwhile
   main.replaceChildren(view);
   main.dataset.view = name;
-  main.setAttribute('aria-busy', 'false');
+  main.dataset.turn = `${LOAD}-${turn}`;
 }
 
 async function start() {

@@ -2,8 +2,9 @@
 /** Bar charts in SVG, drawn from the series the API gives (one bar per bucket; heights only, every figure in the bar's title). */
 import { h, svg } from './dom.js';
 
+/** @typedef {import('./shapes').SeriesPoint} Point */
 /**
- * @typedef {{ key: string, label: string, value: (point: any) => number, text: (point: any) => string }} Bars
+ * @typedef {{ key: string, label: string, value: (point: Point) => number, text: (point: Point) => string }} Bars
  * One set of bars: its class, its name, its height and its exact figure for a point.
  */
 
@@ -13,7 +14,7 @@ const HEIGHT = 100;
 /**
  * A chart of `points` (each with `at`, epoch ms): the bars of each set drawn over one another,
  * the first the tallest (requests, then the errors among them).
- * @param {{ name: string, title: string, points: any[], bars: Bars[], tick: (at: number) => string, total: string }} chart
+ * @param {{ name: string, title: string, points: Point[], bars: Bars[], tick: (at: number) => string, total: string }} chart
  */
 export function barChart({ name, title, points, bars, tick, total }) {
   const max = Math.max(1, ...points.flatMap((p) => bars.map((b) => b.value(p))));
@@ -31,5 +32,5 @@ export function barChart({ name, title, points, bars, tick, total }) {
     h('p', { class: 'legend muted' }, bars.map((b) => h('span', { class: `key ${b.key}` }, b.label))));
 }
 
-/** @param {any[]} points @param {Bars} bars */
+/** @param {Point[]} points @param {Bars} bars */
 const peak = (points, bars) => points.reduce((best, p) => (bars.value(p) > bars.value(best) ? p : best));

@@ -1,7 +1,7 @@
 // @ts-check
 /** DOM from data: text always goes in as text nodes and attributes as strings, never as HTML, so nothing shown can run. */
 
-/** @typedef {Node | string | number | bigint | null | undefined | false | any[]} Child  (arrays nest) */
+/** @typedef {Node | string | number | bigint | null | undefined | false | unknown[]} Child  (arrays nest) */
 /** @typedef {Record<string, unknown>} Props */
 
 /**
@@ -16,7 +16,7 @@ function apply(el, props) {
   }
 }
 
-/** @param {Child[]} children @returns {(Node | string)[]} */
+/** @param {unknown[]} children @returns {(Node | string)[]} */
 function nodes(children) {
   const out = /** @type {(Node | string)[]} */ ([]);
   for (const c of children) {
@@ -76,7 +76,7 @@ export function field(label, control, hint) {
 /**
  * A table that scrolls sideways on a narrow screen instead of widening the page.
  * @template T
- * @param {Column<T>[]} columns @param {T[]} rows @param {string} [empty]  what an empty table says
+ * @param {Column<T>[]} columns @param {readonly T[]} rows @param {string} [empty]  what an empty table says
  */
 export function table(columns, rows, empty = 'Nothing here yet.') {
   if (rows.length === 0) return h('p', { class: 'muted empty' }, empty);

@@ -70,10 +70,11 @@ export const USAGE_FIGURES = /** @type {const} */ ([
 
 /**
  * The figures a usage holds, labelled: known ones in order, then any other number under its own key.
- * @param {Record<string, unknown> | null | undefined} usage @returns {[string, string][]}
+ * @param {object | null | undefined} figures @returns {[string, string][]}
  */
-export function usageRows(usage) {
-  if (!usage) return [];
+export function usageRows(figures) {
+  if (!figures) return [];
+  const usage = /** @type {Record<string, unknown>} */ (figures);
   /** @type {Map<string, string>} */
   const labels = new Map(USAGE_FIGURES);
   const known = USAGE_FIGURES.filter(([key]) => typeof usage[key] === 'number').map(([key, label]) => /** @type {[string, string]} */ ([label, count(/** @type {number} */ (usage[key]))]));

@@ -65,8 +65,9 @@ export function whole(data, name, label) {
 /**
  * Cursor pages of a list: a table of the current page with Previous and Next buttons. Only one page
  * is ever loaded; `load(after)` fetches the page after a cursor.
- * @param {(after: string | undefined) => Promise<{ items: any[], next: string | null }>} load
- * @param {(items: any[]) => HTMLElement} show
+ * @template T
+ * @param {(after: string | undefined) => Promise<import('./shapes').Page<T>>} load
+ * @param {(items: T[]) => HTMLElement} show
  */
 export function pager(load, show) {
   const box = h('div', { class: 'pager' });

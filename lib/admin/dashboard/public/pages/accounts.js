@@ -7,6 +7,8 @@ import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Accounts';
 
+/** @typedef {import('../shapes').AccountRow} AccountRow @typedef {import('../shapes').LedgerEntry} LedgerEntry @typedef {import('../shapes').Account} Account */
+
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
   if (ctx.param !== undefined) return account(view, ctx, ctx.param);
@@ -17,7 +19,7 @@ export async function render(view, ctx) {
     e.preventDefault();
     ctx.go(`#/accounts/${encodeURIComponent(String(new FormData(find).get('callerId')).trim())}`);
   });
-  const accounts = pager((after) => list('accounts', { limit: 50, after }), (items) => table([
+  const accounts = pager((after) => list('accounts', { limit: 50, after }), /** @param {AccountRow[]} items */ (items) => table([
     { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },
     { title: 'Balance', cell: (a) => money(a.balance), class: 'num' },
     { title: 'Held', cell: (a) => money(a.held), class: 'num' },
@@ -31,6 +33,7 @@ async function account(view, ctx, callerId) {
   const path = `accounts/${encodeURIComponent(callerId)}`;
   const summary = h('div', { 'data-part': 'account' });
   const showAccount = async () => {
+    /** @type {Account} */
     const a = await get(path);
     summary.replaceChildren(facts([
       ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
@@ -40,7 +43,7 @@ async function account(view, ctx, callerId) {
       ['Ledger sum', money(a.ledger)],
     ]));
   };
-  const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), (items) => table([
+  const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), /** @param {LedgerEntry[]} items */ (items) => table([
     { title: 'Time', cell: (r) => time(r.at) },
     { title: 'Kind', cell: (r) => r.kind },
     { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
@@ -61,6 +64,7 @@ async function account(view, ctx, callerId) {
       const amount = whole(data, 'amount', 'Amount');
       if (!amount) throw new Error('Amount: more than 0.');
       const signed = text(data, 'direction') === 'debit' ? -amount : amount;
+      /** @type {{ applied: boolean, account: Account }} */
       const out = await send('POST', `${path}/credits`, { amount: signed }, { 'idempotency-key': idempotencyKey });
       idempotencyKey = newKey();
       credit.reset();

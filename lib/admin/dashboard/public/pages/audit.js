@@ -22,7 +22,7 @@ export async function render(view, ctx) {
     const value = String(new FormData(filter).get('target') ?? '').trim();
     ctx.go(value ? `#/audit?${new URLSearchParams({ target: value })}` : '#/audit');
   });
-  const trail = pager((after) => list('audit', { target, limit: 50, after }), (items) => table([
+  const trail = pager((after) => list('audit', { target, limit: 50, after }), /** @param {import('../shapes').AuditEntry[]} items */ (items) => table([
     { title: 'Time', cell: (e) => time(e.at) },
     { title: 'Who', cell: (e) => e.actor },
     { title: 'Action', cell: (e) => h('code', null, e.action) },

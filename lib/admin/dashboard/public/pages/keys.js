@@ -7,6 +7,8 @@ import { messageOf, pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Keys';
 
+/** @typedef {import('../shapes').KeyRecord} KeyRecord @typedef {{ key: string, record: KeyRecord, previous?: KeyRecord }} NewKey */
+
 /** The secret of a key just made: shown here once, never stored by the page, gone when dismissed or on leaving the page. @param {string} heading @param {string} secret */
 function secretPanel(heading, secret) {
   const input = h('input', { id: 'new-secret', readonly: true, value: secret, spellcheck: 'false', autocomplete: 'off' });
@@ -29,7 +31,7 @@ function secretPanel(heading, secret) {
 export async function render(view, ctx) {
   const callerId = ctx.query.get('callerId') ?? undefined;
   const notes = h('div', { 'data-part': 'notes' });
-  const keys = pager((after) => list('keys', { callerId, limit: 50, after }), (items) => table([
+  const keys = pager((after) => list('keys', { callerId, limit: 50, after }), /** @param {KeyRecord[]} items */ (items) => table([
     { title: 'Key', cell: (k) => h('code', null, k.keyId) },
     { title: 'Starts with', cell: (k) => h('code', null, `${k.prefix}…`) },
     { title: 'Caller', cell: (k) => h('a', { href: `#/accounts/${encodeURIComponent(k.callerId)}` }, k.callerId) },
@@ -40,9 +42,10 @@ export async function render(view, ctx) {
     { title: 'Actions', cell: (k) => actions(k) },
   ], items, 'No keys yet.'));
 
-  /** Disables or enables a key, then shows the list again (or the refusal). @param {any} k @param {'disable' | 'enable'} verb */
+  /** Disables or enables a key, then shows the list again (or the refusal). @param {KeyRecord} k @param {'disable' | 'enable'} verb */
   const post = async (k, verb) => {
     try {
+      /** @type {KeyRecord} */
       const record = await send('POST', `keys/${k.keyId}/${verb}`);
       notes.replaceChildren(notice('ok', `${k.keyId} is ${record.status}.`));
       await keys.open();
@@ -50,7 +53,7 @@ export async function render(view, ctx) {
       notes.replaceChildren(notice('error', messageOf(err)));
     }
   };
-  /** A confirmation in place of the buttons: rotation asks for the old secret's grace time, revocation for a yes. @param {any} k @param {'rotate' | 'revoke'} what */
+  /** A confirmation in place of the buttons: rotation asks for the old secret's grace time, revocation for a yes. @param {KeyRecord} k @param {'rotate' | 'revoke'} what */
   const confirm = (k, what) => {
     const grace = h('input', { name: 'grace', inputmode: 'numeric', value: '60', size: 5 });
     const form = writeForm({
@@ -64,8 +67,9 @@ export async function render(view, ctx) {
           notes.replaceChildren(notice('ok', `${k.keyId} is revoked.`));
         } else {
           const minutes = whole(data, 'grace', 'Grace time') ?? 0;
+          /** @type {NewKey} */
           const out = await send('POST', `keys/${k.keyId}/rotate`, { oldKeyExpiresAt: Date.now() + minutes * 60_000 });
-          notes.replaceChildren(secretPanel(`New secret for ${k.callerId} (key ${out.record.keyId}); ${k.keyId} works until ${time(out.previous.expiresAt)}`, out.key));
+          notes.replaceChildren(secretPanel(`New secret for ${k.callerId} (key ${out.record.keyId}); ${k.keyId} works until ${time(out.previous?.expiresAt)}`, out.key));
         }
         await keys.open();
       },
@@ -74,7 +78,7 @@ export async function render(view, ctx) {
     notes.replaceChildren(form);
     /** @type {HTMLElement | null} */ (form.querySelector('input, button[type=submit]'))?.focus();
   };
-  /** @param {any} k */
+  /** @param {KeyRecord} k */
   const actions = (k) => h('div', { class: 'row-actions' },
     k.status === 'active' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => post(k, 'disable') }, 'Disable') : null,
     k.status === 'disabled' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => post(k, 'enable') }, 'Enable') : null,
@@ -91,6 +95,7 @@ export async function render(view, ctx) {
     action: async (data) => {
       const models = text(data, 'models')?.split(',').map((m) => m.trim()).filter(Boolean);
       const rpm = whole(data, 'rpm', 'Requests per minute');
+      /** @type {NewKey} */
       const out = await send('POST', 'keys', { callerId: text(data, 'callerId'), ...(models ? { models } : {}), ...(rpm !== undefined ? { limits: { rpm } } : {}) });
       create.reset();
       notes.replaceChildren(secretPanel(`New key ${out.record.keyId} for ${out.record.callerId}`, out.key));

@@ -7,19 +7,22 @@ import { writeForm } from '../ui.js';
 
 export const title = 'Models';
 
+/** @typedef {import('../shapes').ModelView} ModelView */
+
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
+  /** @type {{ items: ModelView[] }} */
   const { items: models } = await list('models', { limit: 1000 });
   const shown = PRICE_FIELDS.filter(([key]) => models.some((m) => m.pricing?.[key] !== undefined));
   const agentReady = models.some((m) => 'agentReady' in m);
   const editor = h('div', { 'data-part': 'editor' });
-  /** Replaces the catalog with `next`; refused, the message shows and nothing changed. @param {any[]} next */
+  /** Replaces the catalog with `next`; refused, the message shows and nothing changed. @param {unknown} next */
   const replace = async (next) => {
     await send('PUT', 'models', { models: next });
     ctx.refresh();
   };
 
-  /** @param {any} m */
+  /** @param {ModelView} m */
   const edit = (m) => {
     const form = writeForm({
       ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
@@ -64,8 +67,8 @@ export async function render(view, ctx) {
       { title: 'Model', cell: (m) => h('code', null, m.id) },
       { title: 'Kind', cell: (m) => m.capability },
       { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
-      ...shown.map(([key, label]) => ({ title: label, cell: (/** @type {any} */ m) => price(m.pricing?.[key]), class: `num price-${key}` })),
-      ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {any} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
+      ...shown.map(([key, label]) => ({ title: label, cell: (/** @type {ModelView} */ m) => price(m.pricing?.[key]), class: `num price-${key}` })),
+      ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
       { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
       { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num' },
       { title: '', cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…') },

@@ -10,7 +10,8 @@ export const title = 'Overview';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** @typedef {{ at: number, requests: number, errors: number, cost: string, charge: number }} Point */
+/** @typedef {import('../shapes').SeriesPoint} Point */
+/** @typedef {{ items: Point[] }} Series */
 
 /** The last 24 hours by the hour and the last 7 days by the day, each ending with the bucket of now (local time). */
 function ranges(now = new Date()) {
@@ -59,6 +60,7 @@ function charts(name, period, points, tick) {
 /** @param {HTMLElement} view */
 export async function render(view) {
   const { day, week } = ranges();
+  /** @type {[Series, Series, import('../shapes').Page<import('../shapes').ReviewRecord>, import('../shapes').Page<import('../shapes').AccountRow>]} */
   const [hourly, daily, open, lowest] = await Promise.all([
     get('stats/requests', day), get('stats/requests', week), list('reviews', { open: true, limit: 100 }), list('accounts', { limit: 5 }),
   ]);

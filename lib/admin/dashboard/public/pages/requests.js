@@ -7,6 +7,8 @@ import { pager } from '../ui.js';
 
 export const title = 'Requests';
 
+/** @typedef {import('../shapes').RequestLogEntry} RequestLogEntry */
+
 const PAGE_SIZE = 50;
 const BILLING = ['billed', 'needs_review', 'not_billed', 'waived'];
 const ENDPOINTS = ['messages', 'chat_completions', 'count_tokens', 'rerank', 'models'];
@@ -39,7 +41,7 @@ export async function render(view, ctx) {
   });
   /** @type {Record<string, string>} */
   const query = Object.fromEntries(q);
-  const log = pager((after) => list('requests', { ...query, limit: PAGE_SIZE, after }), (items) => table([
+  const log = pager((after) => list('requests', { ...query, limit: PAGE_SIZE, after }), /** @param {RequestLogEntry[]} items */ (items) => table([
     { title: 'Time', cell: (r) => time(r.startedAt) },
     { title: 'Request', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, h('code', null, r.requestId)) },
     { title: 'Caller', cell: (r) => r.callerId ?? '—' },
@@ -56,6 +58,7 @@ export async function render(view, ctx) {
 
 /** One request: what it cost, how long it took, where the figures came from. @param {HTMLElement} view @param {string} requestId */
 async function one(view, requestId) {
+  /** @type {RequestLogEntry} */
   const r = await get(`requests/${encodeURIComponent(requestId)}`);
   append(view, 
     h('p', null, h('a', { href: '#/requests' }, '← Request log')),

@@ -7,17 +7,19 @@ import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Reviews';
 
+/** @typedef {import('../shapes').ReviewRecord} ReviewRecord */
+
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
   const all = ctx.query.get('all') === '1';
-  const reviews = pager((after) => list('reviews', { open: !all, limit: 20, after }), (items) => (items.length === 0
+  const reviews = pager((after) => list('reviews', { open: !all, limit: 20, after }), /** @param {ReviewRecord[]} items */ (items) => (items.length === 0
     ? h('p', { class: 'muted empty' }, all ? 'No reviews yet.' : 'No open reviews: every request is billed.')
     : h('div', { class: 'list' }, items.map((r) => card(r)))));
 
-  /** @param {any} r */
+  /** @param {ReviewRecord} r */
   const card = (r) => {
     const box = h('article', { class: 'card review', 'data-review': r.requestId });
-    const fill = (/** @type {any} */ review) => box.replaceChildren(
+    const fill = (/** @type {ReviewRecord} */ review) => box.replaceChildren(
       h('h2', null, h('a', { href: `#/requests/${encodeURIComponent(review.requestId)}` }, h('code', null, review.requestId))),
       facts([
         ['Caller', review.callerId], ['Model', review.model], ['Endpoint', review.endpoint], ['Settled', time(review.at)],
@@ -29,7 +31,7 @@ export async function render(view, ctx) {
     return box;
   };
 
-  /** @param {any} review @param {(review: any) => void} fill */
+  /** @param {ReviewRecord} review @param {(review: ReviewRecord) => void} fill */
   const resolveForm = (review, fill) => writeForm({
     ctx, name: 'resolve', legend: 'Resolve', submit: 'Resolve',
     fields: [
@@ -42,6 +44,7 @@ export async function render(view, ctx) {
     action: async (data) => {
       const action = text(data, 'action') === 'waive' ? 'waive' : 'charge';
       const amount = action === 'charge' ? whole(data, 'amount', 'Amount to charge') : undefined;
+      /** @type {{ review: ReviewRecord }} */
       const out = await send('POST', `reviews/${encodeURIComponent(review.requestId)}/resolve`, { action, ...(amount !== undefined ? { amount } : {}), reason: text(data, 'reason') ?? '' });
       fill(out.review); // resolved: the form is gone, the decision shows
     },
@@ -53,6 +56,6 @@ export async function render(view, ctx) {
     reviews.box);
 }
 
-/** @param {{ action: string, amount: number, by: string, reason: string, at: number }} r */
+/** @param {import('../shapes').ReviewResolution} r */
 const resolution = (r) => h('p', { class: 'resolution', 'data-part': 'resolution' },
   `${r.action === 'charge' ? `Charged ${money(r.amount)}` : 'Waived'} by ${r.by} on ${time(r.at)}: ${r.reason}`);
