@@ -1,4 +1,5 @@
 /** The model catalog, checked and indexed once at construction. */
+import type { UpstreamFormat } from './billing/figures';
 import { pricingProblem } from './billing/pricing';
 import type { Capability, Caller, Pricing } from './types';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
@@ -24,6 +25,12 @@ export interface ModelEntry {
   displayName?: string;
   /** Creation time for the model list (RFC 3339). Default: 2025-01-01T00:00:00Z. */
   createdAt?: string;
+  /**
+   * Takes the whole Messages contract (tools, thinking, images, documents, prompt caching, fields
+   * the gateway does not know yet) instead of V1's plain text: Claude Code and agent SDKs run on
+   * it. An Anthropic upstream gets the request as sent. Default: false (V1).
+   */
+  agentReady?: boolean;
 }
 
 /** A checked, frozen, indexed catalog. */
@@ -55,6 +62,8 @@ function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
   if (entry.maxOutputTokens !== undefined && (!Number.isSafeInteger(entry.maxOutputTokens) || entry.maxOutputTokens < 1)) {
     fail(`"maxOutputTokens" of "${entry.id}" must be a positive integer.`);
   }
+  if (entry.agentReady !== undefined && typeof entry.agentReady !== 'boolean') fail(`"agentReady" of "${entry.id}" must be true or false.`);
+  if (entry.agentReady === true && entry.capability !== 'llm') fail(`"agentReady" of "${entry.id}": only an llm model takes the agent contract; remove it.`);
   if (entry.createdAt !== undefined && Number.isNaN(Date.parse(entry.createdAt))) fail(`"createdAt" of "${entry.id}" must be an RFC 3339 date.`);
   return Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }) });
 }
@@ -109,6 +118,11 @@ export function catalogReader(models: ModelsOption): () => Catalog {
   if (models instanceof LiveCatalog) return () => models.get();
   const fixed = createCatalog(models);
   return () => fixed;
+}
+
+/** The wire format of a model's upstream (its adapter's `format`), which sets its default cache prices. */
+export function formatOf(model: Readonly<ModelEntry>): UpstreamFormat | undefined {
+  return model.upstream.kind === 'messages' ? model.upstream.format : undefined;
 }
 
 /** Whether a caller may use a model (no allow-list means every model). */

@@ -49,6 +49,12 @@ export interface GatewayErrorOptions {
   detail?: string;
   /** The underlying cause. Default: none. */
   cause?: unknown;
+  /**
+   * The upstream's own words about the caller's request (its 400 or 413 message, the gateway's
+   * upstream key redacted): agent-ready models answer with them, since agents act on the wording
+   * ("prompt is too long"). Default: none.
+   */
+  upstreamMessage?: string;
 }
 
 /**
@@ -60,6 +66,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly retryAfter: number | undefined;
   readonly detail: string | undefined;
+  readonly upstreamMessage: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -68,6 +75,7 @@ export class GatewayError extends Error {
     this.status = ERROR_STATUS[code];
     this.retryAfter = options.retryAfter;
     this.detail = options.detail;
+    this.upstreamMessage = options.upstreamMessage;
   }
 }
 

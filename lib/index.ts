@@ -65,6 +65,7 @@ export type { AuthenticateOptions, AuthScheme } from './middleware/authenticate'
 export type { CompatVersionOptions } from './middleware/compat-version';
 export type { BodyKind, ValidateOptions } from './middleware/validate';
 export type { ResolveModelOptions } from './middleware/resolve-model';
+export type { CountTokensOptions } from './middleware/count-tokens';
 export type { LimitsOptions } from './middleware/limits';
 export type { ReserveMiddleware, ReserveOptions } from './middleware/reserve';
 export type { RerankResponse } from './middleware/proxy-rerank';

@@ -75,15 +75,15 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
   const head = (endpoint?: string) => [requestId(endpoint ? { endpoint } : {}), billing, gate];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
-    compatVersion({ versions: config.versions }), validate('messages'),
+    compatVersion({ versions: config.versions }), validate('messages', { models }),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
   // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
   const chat = compose([...head('chat_completions'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat'),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions()]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
-    compatVersion({ versions: config.versions }), validate('count_tokens'), resolveModel({ models, capability: 'llm' }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens()]);
+    compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);

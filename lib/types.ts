@@ -1,4 +1,5 @@
-/** Domain types shared by middlewares, adapters and stores: callers, usage, prices, wire shapes. */
+/** Domain types shared by middlewares, adapters and stores: callers, usage, prices; the Messages types live in lib/messages. */
+import type { PriceField, UsageFigureName } from './billing/figures';
 
 /** What a model can be used for; each endpoint needs one. */
 export type Capability = 'llm' | 'rerank';
@@ -35,87 +36,35 @@ export interface Caller {
  */
 export type UsageProvenance = 'confirmed' | 'partial' | 'units_only' | 'none' | 'implausible';
 
-/** Usage in the gateway's own shape. Token figures are only ever what the upstream reported. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  /** Non-token units reported by the upstream (Cohere search units). */
-  searchUnits: number;
+/**
+ * Usage in the gateway's own shape: one count per figure of USAGE_FIGURES (input, cache reads,
+ * cache writes of 5 minutes and of 1 hour, output, web searches, search units). Token figures are
+ * only ever what the upstream reported.
+ */
+export interface Usage extends Record<UsageFigureName, number> {
   provenance: UsageProvenance;
 }
 
 /**
- * A price in minor units (e.g. cents) per million tokens: a whole number, or a decimal with at most
- * 6 decimals given as a number or a string (300, 0.25, "0.125").
+ * A price in minor units (e.g. cents) per million tokens (per thousand requests for web search):
+ * a whole number, or a decimal with at most 6 decimals given as a number or a string (300, 0.25, "0.125").
  */
 export type Price = number | string;
 
-/** Prices in minor units per million tokens; costs are exact (see README, Billing). */
-export interface Pricing {
-  /** Per million input tokens. */
-  input: Price;
-  /** Per million output tokens. Default: 0 (rerank has none). */
-  output?: Price;
-  /** Per million cache-read input tokens. Default: `input`. */
-  cacheRead?: Price;
-  /** Per million cache-write input tokens. Default: `input`. */
-  cacheWrite?: Price;
-}
+/**
+ * Prices in minor units per million tokens; costs are exact (see README, Billing). Only `input` is
+ * required: cache prices left out default per upstream format (Anthropic: read 0.1×, 5-minute
+ * write 1.25×, 1-hour write 2× the input price; OpenAI: read 0.5×, no write fee), `output` to 0,
+ * `webSearch` (per thousand requests) to 0.
+ */
+export type Pricing = { input: Price } & Partial<Record<Exclude<PriceField, 'input'>, Price>>;
 
-/** A text block of the Messages API. */
-export interface TextBlock {
-  type: 'text';
-  text: string;
-}
-
-/** One turn of a conversation. */
-export interface MessageParam {
-  role: 'user' | 'assistant';
-  content: string | TextBlock[];
-}
-
-/** A validated Messages request (V1: text only). */
-export interface MessagesRequest {
-  model: string;
-  max_tokens: number;
-  messages: MessageParam[];
-  system?: string | TextBlock[];
-  temperature?: number;
-  top_p?: number;
-  stream?: boolean;
-  metadata?: { user_id?: string | null };
-}
-
-/** Usage block of a Messages response. */
-export interface MessageUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-}
-
-/** A Messages API response object. */
-export interface MessageResponse {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: Array<{ type: 'text'; text: string }>;
-  stop_reason: string | null;
-  stop_sequence: string | null;
-  usage: MessageUsage;
-}
-
-/** One event of an Anthropic-format stream; `type` equals the SSE event name. */
-export interface StreamEvent {
-  type: string;
-  [field: string]: unknown;
-}
-
-/** What a Messages adapter's stream yields: one event, or several (those of one upstream read) at once. */
-export type StreamItem = StreamEvent | readonly StreamEvent[];
+export type {
+  CacheControl, ContentBlock, DocumentBlock, DocumentSource, ImageBlock, ImageSource, KnownBlocks, MessageParam, RedactedThinkingBlock, Role,
+  ServerToolResultBlock, ServerToolUseBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, UnknownBlock,
+} from './messages/content';
+export type { CustomTool, MessageResponse, MessagesRequest, MessageUsage, ServerTool, StopReason, ThinkingConfig, Tool, ToolChoice } from './messages/request';
+export type { BlockDelta, KnownEvents, StreamEvent, StreamItem } from './messages/events';
 
 /** A validated rerank request. */
 export interface RerankRequest {

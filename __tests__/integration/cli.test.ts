@@ -112,13 +112,13 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
     expect(cli(['keys', 'enable', record.keyId, '--config', file]).code).toBe(0);
     const rotated = JSON.parse(cli(['keys', 'rotate', record.keyId, '--grace-seconds', '60', '--config', file, '--json']).out) as { key: string; record: { keyId: string } };
     expect((await new Anthropic({ apiKey: rotated.key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude');
-    expect(JSON.parse(cli(['reviews', 'list', '--config', file, '--json']).out)).toMatchObject({ reviews: [] });
+    expect(JSON.parse(cli(['reviews', 'list', '--config', file, '--json']).out)).toEqual({ items: [], next: null });
     // A reply longer than its max_tokens is implausible: flagged for review, resolved from the command line.
     const flagged = await anthropic.messages.create({ model: 'claude', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
     const flaggedId = flagged.response.headers.get('request-id') as string;
-    let open: { reviews: Array<{ requestId: string }> } = { reviews: [] };
-    for (let i = 0; i < 50 && open.reviews.length === 0; i++) open = JSON.parse(cli(['reviews', 'list', '--caller', 'tester', '--config', file, '--json']).out) as typeof open;
-    expect(open.reviews.map((r) => r.requestId)).toEqual([flaggedId]);
+    let open: { items: Array<{ requestId: string }> } = { items: [] };
+    for (let i = 0; i < 50 && open.items.length === 0; i++) open = JSON.parse(cli(['reviews', 'list', '--caller', 'tester', '--config', file, '--json']).out) as typeof open;
+    expect(open.items.map((r) => r.requestId)).toEqual([flaggedId]);
     expect(cli(['reviews', 'resolve', flaggedId, '--waive', '--reason', 'test', '--config', file])).toMatchObject({ code: 0, out: expect.stringContaining(`resolved: ${flaggedId} waive`) });
     expect(cli(['reviews', 'resolve', flaggedId, '--config', file])).toMatchObject({ code: 2, err: expect.stringContaining('--reason is required') });
     expect(cli(['keys', 'revoke', rotated.record.keyId, '--config', file, '--json']).out).toContain('"status":"revoked"');

@@ -103,7 +103,7 @@ it('concurrent mixed traffic through both instances: no overspend, every request
   expect(account).toEqual({ balance: start - charged, held: 0, carry: '0', ledger: start - charged });
   // The documented bound: a balance goes below zero only by what confirmed usage exceeded its hold.
   // Rerank here is held at its estimate (2 tokens) but confirmed at 42; Messages never exceed their hold.
-  const rerankHold = holdFor({ ...defaultEstimator(RERANK_BODY), cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, { input: 1_000_000 });
+  const rerankHold = holdFor(defaultEstimator(RERANK_BODY), { input: 1_000_000 });
   const servedRerank = results.filter((r, i) => r.status === 200 && kinds[i % 3] === 'rerank').length;
   expect(account.balance).toBeGreaterThanOrEqual(-servedRerank * (42 - rerankHold));
   const dup = await pool.query(`SELECT request_id FROM ${schema}.ledger WHERE caller_id = $1 AND request_id IS NOT NULL GROUP BY request_id HAVING count(*) > 1`, [id]);

@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { PostgresStore } from '../../lib';
 import type { Settlement, Usage } from '../../lib';
 import { pgPool, pgStore } from '../helpers/services';
+import { usageOf } from '../helpers/usage';
 
-const usage: Usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' };
+const usage: Usage = usageOf({ inputTokens: 1, outputTokens: 1 });
 
 /** Runs `test` with two PostgresStore instances (own pools) on one fresh schema, and cleans up. */
 async function withTwoInstances(test: (one: PostgresStore, two: PostgresStore) => Promise<void>): Promise<void> {

@@ -9,6 +9,7 @@ import { sleep, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { addCaller, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
 import { dropPrefix, pgStore, REDIS_URL, redisClient } from '../helpers/services';
 import { startTcpProxy } from '../helpers/tcp-proxy';
+import { usageOf } from '../helpers/usage';
 
 jest.setTimeout(30_000);
 let upstream: FakeServer;
@@ -255,7 +256,7 @@ it('PostgreSQL: a record the database refuses fails alone, not the others writte
   try {
     await pg.store.addKey('sk-batch', { id: 'batch' });
     await pg.store.credit({ callerId: 'batch', amount: 1000, idempotencyKey: 'opening-batch' });
-    const usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
+    const usage = usageOf({ inputTokens: 1, outputTokens: 1 });
     const settlement = (requestId: string, cost: string): Settlement => ({ requestId, callerId: 'batch', model: 'm', endpoint: 'messages', cost, billingStatus: 'billed', usage });
     const [bad, good] = await Promise.allSettled([pg.store.settle(settlement('req_bad', '100000000000000000000')), pg.store.settle(settlement('req_good', '7'))]);
     expect(bad.status).toBe('rejected');

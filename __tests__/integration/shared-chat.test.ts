@@ -58,10 +58,10 @@ it('one balance, one rpm budget, one log and one billing basis across both route
   const entries = await Promise.all(ids.map((rid) => logEntry(store, rid)));
   expect(entries.map((e) => e.endpoint)).toEqual(['messages', 'chat_completions', 'chat_completions', 'messages']);
   expect(new Set(entries.map((e) => e.callerId))).toEqual(new Set([id]));
-  // Same usage (30 prompt tokens of which 10 cached, 12 completion) gives the same bill on both routes.
-  expect(entries.map((e) => e.charge)).toEqual([54, 54, 54, 54]);
+  // Same usage (30 prompt tokens of which 10 cached, at the OpenAI format's half price, 12 completion) gives the same bill on both routes.
+  expect(entries.map((e) => e.charge)).toEqual([49, 49, 49, 49]);
   expect(entries.every((e) => e.billingStatus === 'billed')).toBe(true);
-  expect(store.getBalance(id)).toBe(start - 4 * 54);
+  expect(store.getBalance(id)).toBe(start - 4 * 49);
   expect(store.held(id)).toBe(0);
   expect(store.getLog().filter((e) => e.callerId === id && e.status === 429)).toHaveLength(2);
 });

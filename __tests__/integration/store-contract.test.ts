@@ -8,6 +8,7 @@ import { hashKey, MemoryStore, PostgresStore } from '../../lib';
 import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
 import type { AuditStore, Credit, CreditResult, GatewayStore, KeyAdminStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
+import { usageOf } from '../helpers/usage';
 
 type Account = { balance: number; held: number; carry: string; ledger: number };
 type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & {
@@ -17,7 +18,7 @@ type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & Key
   sweepExpiredHolds(): unknown;
 };
 
-const usage = (input = 10): Usage => ({ inputTokens: input, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' });
+const usage = (input = 10): Usage => usageOf({ inputTokens: input, outputTokens: 5 });
 const rid = (): string => `req_${randomBytes(8).toString('hex')}`;
 const later = (): number => Date.now() + 60_000;
 const settlement = (requestId: string, callerId: string, cost: number | string, billingStatus: Settlement['billingStatus'] = 'billed'): Settlement =>
@@ -207,10 +208,10 @@ describe.each(stores)('%s', (_name, make) => {
       await new Promise((r) => setTimeout(r, 5));
     }
     const first = await store.listReviews({ callerId: id, limit: 2 });
-    expect(first.reviews.map((r) => r.requestId)).toEqual(flagged.slice(0, 2));
-    expect(first.reviews[0]).toMatchObject({ callerId: id, model: 'm', charge: 25, upstream: 'anthropic', usage: { inputTokens: 25, provenance: 'partial' }, resolution: null });
+    expect(first.items.map((r) => r.requestId)).toEqual(flagged.slice(0, 2));
+    expect(first.items[0]).toMatchObject({ callerId: id, model: 'm', charge: 25, upstream: 'anthropic', usage: { inputTokens: 25, provenance: 'partial' }, resolution: null });
     const second = await store.listReviews({ callerId: id, limit: 2, after: first.next as string });
-    expect(second).toEqual({ reviews: [expect.objectContaining({ requestId: flagged[2] })], next: null });
+    expect(second).toEqual({ items: [expect.objectContaining({ requestId: flagged[2] })], next: null });
     const [a, b] = flagged as [string, string];
     const decisions = await Promise.all(Array.from({ length: 5 }, () => store.resolveReview({ requestId: a, action: 'charge', amount: 40, by: 'ops@acme', reason: 'stream cut; usage from the provider console' })));
     expect(decisions.filter((d) => d.applied)).toHaveLength(1);
@@ -223,8 +224,8 @@ describe.each(stores)('%s', (_name, make) => {
     const line = (requestId: string) => (store instanceof MemoryStore ? Promise.resolve(store.getLog().find((e) => e.requestId === requestId)) : logLine(store, requestId));
     expect(await line(a)).toMatchObject({ billingStatus: 'billed', charge: 65 });
     expect(await line(b)).toMatchObject({ billingStatus: 'waived', charge: 25 });
-    expect((await store.listReviews({ callerId: id })).reviews.map((r) => r.requestId)).toEqual([flagged[2]]);
-    expect((await store.listReviews({ callerId: id, open: false })).reviews.map((r) => r.resolution?.action ?? null)).toEqual(['charge', 'waive', null]);
+    expect((await store.listReviews({ callerId: id })).items.map((r) => r.requestId)).toEqual([flagged[2]]);
+    expect((await store.listReviews({ callerId: id, open: false })).items.map((r) => r.resolution?.action ?? null)).toEqual(['charge', 'waive', null]);
   });
 
   it('reads: the ledger and the request log newest first in cursor pages with filters, and spend per caller × model × UTC day', async () => {
@@ -261,7 +262,7 @@ describe.each(stores)('%s', (_name, make) => {
     const first = await store.listRequests({ callerId: id, limit: 1 });
     const rest = await store.listRequests({ callerId: id, limit: 5, after: first.next as string });
     expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual([ids[2], ids[1], ids[0]]);
-    const rows = (await store.spend({ from: day1 - 3_600_000, to: day2 + 3_600_000 })).filter((r) => r.callerId === id || r.callerId === other);
+    const rows = (await store.spend({ from: day1 - 3_600_000, to: day2 + 3_600_000 })).items.filter((r) => r.callerId === id || r.callerId === other);
     expect(rows).toEqual([
       { callerId: id, model: 'a', day: '2026-11-20', requests: 2, cost: '15', charge: 15, inputTokens: 150, outputTokens: 10 },
       ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, cost: '7', charge: 7, inputTokens: 70, outputTokens: 5 },

@@ -6,12 +6,12 @@ import { pricingProblem } from '../../lib/billing/pricing';
 import { UsageTracker } from '../../lib/billing/usage';
 
 const usage = (input: number, output: number, read = 0, write = 0) =>
-  ({ inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheCreationInputTokens: write });
+  ({ inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheWrite5mInputTokens: write });
 
 /** The exact cost in pico-units, computed the slow obvious way (BigInt, micro-unit prices). */
 const exactPico = (u: ReturnType<typeof usage>, p: { input: number; output: number; cacheRead: number; cacheWrite: number }): bigint =>
   BigInt(u.inputTokens) * BigInt(p.input) + BigInt(u.outputTokens) * BigInt(p.output)
-  + BigInt(u.cacheReadInputTokens) * BigInt(p.cacheRead) + BigInt(u.cacheCreationInputTokens) * BigInt(p.cacheWrite);
+  + BigInt(u.cacheReadInputTokens) * BigInt(p.cacheRead) + BigInt(u.cacheWrite5mInputTokens) * BigInt(p.cacheWrite);
 
 describe('costOf and holdFor', () => {
   it('is the exact price per million tokens, in minor units as a decimal string', () => {
@@ -19,7 +19,7 @@ describe('costOf and holdFor', () => {
     expect(costOf(usage(1, 0), { input: 300 })).toBe('0.0003');
     expect(costOf(usage(21, 13), { input: 300, output: 1500 })).toBe('0.0258'); // the README's example
     expect(costOf(usage(0, 0), { input: 300 })).toBe('0');
-    expect(costOf(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe('1.45');
+    expect(costOf(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite5m: 1250 })).toBe('1.45');
     expect(costOf(usage(5, 5), undefined)).toBe('0');
     expect(costOf(usage(1, 0), { input: '0.000001' })).toBe('0.000000000001'); // the smallest price on the smallest usage
     expect(costOf(usage(3, 0), { input: 0.25 })).toBe('0.00000075');
@@ -27,7 +27,7 @@ describe('costOf and holdFor', () => {
 
   it('holds the cost rounded up to a whole unit (an estimate has no cache figures)', () => {
     expect(holdFor(usage(1, 0), { input: 300 })).toBe(1);
-    expect(holdFor(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite: 1250 })).toBe(2);
+    expect(holdFor(usage(100, 0, 1000, 1000), { input: 1000, cacheRead: 100, cacheWrite5m: 1250 })).toBe(2);
     expect(holdFor({ inputTokens: 1000, outputTokens: 2000 }, { input: 3000, output: 15000, cacheRead: 1 })).toBe(33);
     expect(holdFor(usage(9_007_199_254_740, 0), { input: 1 })).toBe(9_007_200); // 9,007,199.25474, rounded up
     expect(holdFor(usage(5, 5), undefined)).toBe(0);
@@ -41,7 +41,7 @@ describe('costOf and holdFor', () => {
         const u = usage(a, b, c, d);
         const micros = { input: e, output: f, cacheRead: g, cacheWrite: h };
         const price = (m: number): string => fromPico(BigInt(m) * 1_000_000n); // micro-units as a decimal of minor units
-        const p = { input: price(e), output: price(f), cacheRead: price(g), cacheWrite: price(h) };
+        const p = { input: price(e), output: price(f), cacheRead: price(g), cacheWrite5m: price(h) };
         const pico = exactPico(u, micros);
         expect(costOf(u, p)).toBe(fromPico(pico));
         expect(holdFor(u, p)).toBe(Number((pico + 999_999_999_999n) / 1_000_000_000_000n));

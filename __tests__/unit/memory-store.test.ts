@@ -1,6 +1,7 @@
 /** MemoryStore's bounded records: the last maxRecords kept, at a cost that does not grow with maxRecords. */
 import { MemoryStore } from '../../lib';
 import type { RequestLogEntry } from '../../lib';
+import { usageOf } from '../helpers/usage';
 
 const entry = (i: number): RequestLogEntry => ({
   requestId: `req_${i}`, callerId: 'c', endpoint: 'messages', model: 'm', stream: false, status: 200, errorCode: null, usage: null,
@@ -27,7 +28,7 @@ it('keeps 10,000 records by default', () => {
 it('logging and settling on full records cost the same whatever maxRecords, and recent settlements stay exactly-once', () => {
   const settle = (store: MemoryStore, i: number, cost = '0') => store.settle({
     requestId: `req_${i}`, callerId: 'c', model: 'm', endpoint: 'messages', cost, billingStatus: 'not_billed',
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'none' },
+    usage: usageOf({ provenance: 'none' }),
   });
   const small = { store: new MemoryStore({ maxRecords: 1_000 }), next: 0, ms: [] as number[] };
   const large = { store: new MemoryStore({ maxRecords: 100_000 }), next: 0, ms: [] as number[] };
@@ -56,7 +57,7 @@ it('logging and settling on full records cost the same whatever maxRecords, and 
   expect(large.store.getLog()[0]?.requestId).toBe('req_110000');
 });
 
-const usage = { inputTokens: 1, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, searchUnits: 0, provenance: 'confirmed' as const };
+const usage = usageOf({ inputTokens: 1 });
 
 it('a reserve costs the same however many holds its caller has in flight, and expired holds stop counting', () => {
   const store = new MemoryStore();

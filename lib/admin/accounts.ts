@@ -2,11 +2,11 @@
 import express, { type Router } from 'express';
 import { GatewayError } from '../errors';
 import { bodyOf, Query, route } from './http';
-import { audit, type AdminStore } from './store';
+import { audit, creditAudited, type AdminStore } from './store';
 
-const creditBody = bodyOf<{ amount: number }>({
+const creditBody = bodyOf<{ amount: number; createAccount?: boolean }>({
   type: 'object', required: ['amount'], additionalProperties: false,
-  properties: { amount: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 } },
+  properties: { amount: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, createAccount: { type: 'boolean' } },
 });
 const resolveBody = bodyOf<{ action: 'charge' | 'waive'; amount?: number; reason: string }>({
   type: 'object', required: ['action', 'reason'], additionalProperties: false,
@@ -15,27 +15,24 @@ const resolveBody = bodyOf<{ action: 'charge' | 'waive'; amount?: number; reason
 
 export function accountRoutes(store: AdminStore): Router {
   const router = express.Router();
+  // An unknown caller is a 404 (the store says so).
   router.get('/accounts/:callerId', route(async (req) => ({ callerId: String(req.params.callerId), ...(await store.getAccount(String(req.params.callerId))) })));
   // Exactly once per Idempotency-Key: a retry returns the first result; another amount under the key is refused.
+  // An unknown caller is a 404 unless the body says `"createAccount": true`.
   router.post('/accounts/:callerId/credits', route(async (req, res) => {
     const idempotencyKey = req.get('idempotency-key');
     if (!idempotencyKey) throw new GatewayError('invalid_request_error', 'idempotency-key: header required (the same key never moves money twice).');
-    const callerId = String(req.params.callerId);
-    const { amount } = creditBody(req.body);
+    const { amount, createAccount } = creditBody(req.body);
     if (amount === 0) throw new GatewayError('invalid_request_error', 'amount: must not be 0 (positive credits, negative debits).');
-    const before = await store.getAccount(callerId);
-    const result = await store.credit({ callerId, amount, idempotencyKey });
-    const account = await store.getAccount(callerId);
-    if (result.applied) await audit(store, res, amount > 0 ? 'credit' : 'debit', `caller:${callerId}`, before, { ...account, amount, idempotencyKey });
-    return { ...result, account };
+    return creditAudited(store, res.locals.admin?.name ?? 'unknown', { callerId: String(req.params.callerId), amount, idempotencyKey, createAccount });
   }));
   router.get('/accounts/:callerId/ledger', route((req) => {
     const q = new Query(req.query);
-    return store.listLedger({ callerId: String(req.params.callerId), from: q.int('from'), to: q.int('to'), limit: q.int('limit'), after: q.str('after') });
+    return store.listLedger({ callerId: String(req.params.callerId), from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after') });
   }));
   router.get('/spend', route((req) => {
     const q = new Query(req.query);
-    return store.spend({ callerId: q.str('callerId'), from: q.required('from', q.int('from')), to: q.required('to', q.int('to')) });
+    return store.spend({ callerId: q.str('callerId'), from: q.required('from', q.time('from')), to: q.required('to', q.time('to')), limit: q.int('limit'), after: q.str('after') });
   }));
   router.get('/reviews', route((req) => {
     const q = new Query(req.query);

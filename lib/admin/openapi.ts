@@ -1,21 +1,22 @@
 /** The OpenAPI 3.1 document of the admin API, served at GET /openapi.json (schemas are JSON Schema 2020-12). */
+import { usageSchema } from '../billing/figure-schemas';
 import { VERSION } from '../version';
+import { modelSchema, modelsBodySchema } from './records';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
-const page = (item: string) => ({ type: 'object', required: ['items', 'next'], properties: { items: { type: 'array', items: ref(item) }, next: { type: ['string', 'null'] } } });
+/** Every list answers one shape: a page of items and the cursor of the next page (null on the last). */
+const page = (item: string) => ({ type: 'object', required: ['items', 'next'], additionalProperties: false, properties: { items: { type: 'array', items: ref(item) }, next: { type: ['string', 'null'] } } });
 const errors = { 400: { $ref: '#/components/responses/Error' }, 401: { $ref: '#/components/responses/Error' }, 403: { $ref: '#/components/responses/Error' }, 404: { $ref: '#/components/responses/Error' } };
 const param = (name: string, where: 'path' | 'query', type: 'string' | 'integer' | 'boolean' = 'string', required = where === 'path') => ({ name, in: where, required, schema: { type } });
 const paging = [param('limit', 'query', 'integer'), param('after', 'query')];
+/** A time: epoch milliseconds, or ISO 8601 (a date-time with its offset, or a date: its UTC midnight). */
+const time = { anyOf: [{ type: 'integer', minimum: 0, description: 'epoch milliseconds' }, { type: 'string', format: 'date-time' }, { type: 'string', format: 'date' }] };
+const timeParam = (name: string, required = false) => ({ name, in: 'query', required, schema: time });
+const range = [timeParam('from'), timeParam('to')];
 const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
 const nullableInt = { type: ['integer', 'null'] };
-const usage = {
-  type: 'object', required: ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens', 'searchUnits', 'provenance'],
-  properties: {
-    inputTokens: { type: 'number' }, outputTokens: { type: 'number' }, cacheReadInputTokens: { type: 'number' }, cacheCreationInputTokens: { type: 'number' },
-    searchUnits: { type: 'number' }, provenance: { enum: ['confirmed', 'partial', 'units_only', 'implausible', 'none'] },
-  },
-};
+const usage = usageSchema;
 const limits = { type: ['object', 'null'], properties: { rpm: { type: 'integer' }, tpm: { type: 'integer' }, concurrency: { type: 'integer' } }, additionalProperties: false };
 
 const schemas = {
@@ -50,11 +51,18 @@ const schemas = {
   },
   Spend: { type: 'object', required: ['callerId', 'model', 'day', 'requests', 'cost', 'charge', 'inputTokens', 'outputTokens'], properties: { callerId: { type: 'string' }, model: { type: 'string' }, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requests: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' }, inputTokens: { type: 'number' }, outputTokens: { type: 'number' } } },
   Audit: { type: 'object', required: ['id', 'at', 'actor', 'action', 'target', 'before', 'after'], properties: { id: { type: 'string' }, at: { type: 'integer' }, actor: { type: 'string' }, action: { type: 'string' }, target: { type: 'string' }, before: {}, after: {} } },
-  Model: { type: 'object', required: ['id', 'capability', 'upstream', 'upstreamModel', 'pricing', 'free', 'maxOutputTokens', 'temperature'], properties: { id: { type: 'string' }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' }, pricing: { type: ['object', 'null'] }, free: { type: 'boolean' }, maxOutputTokens: nullableInt, temperature: { type: 'boolean' } } },
+  /** As PUT /models takes it, with every field shown (null for what is not set). */
+  Model: { ...modelSchema, required: Object.keys(modelSchema.properties) },
+  // Overview reads (lib/admin/stats.ts).
+  AccountRow: { type: 'object', required: ['callerId', 'balance', 'held'], additionalProperties: false, properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' } } },
+  SeriesPoint: {
+    type: 'object', required: ['at', 'requests', 'errors', 'cost', 'charge'], additionalProperties: false,
+    properties: { at: { type: 'integer' }, requests: { type: 'integer' }, errors: { type: 'integer' }, cost: { type: 'string', description: 'exact, in minor units' }, charge: { type: 'integer' } },
+  },
 };
 
 const grants = { models: { type: ['array', 'null'], items: { type: 'string' } }, limits, metadata: { type: ['object', 'null'], additionalProperties: { type: 'string' } } };
-const modelList = { type: 'object', required: ['models'], properties: { models: { type: 'array', items: ref('Model') } } };
+const modelList = { type: 'object', required: ['models'], additionalProperties: false, properties: { models: { type: 'array', items: ref('Model') } } };
 const keyAction = (summary: string) => ({ post: { summary, parameters: [param('keyId', 'path')], responses: { 200: json(ref('Key')), ...errors } } });
 
 /** The document; `servers` is left to the host, which mounts the router where it likes. */
@@ -74,23 +82,24 @@ export const adminOpenApi = Object.freeze({
     '/keys/{keyId}/disable': keyAction('Disable a key'),
     '/keys/{keyId}/enable': keyAction('Enable a disabled key'),
     '/keys/{keyId}/revoke': keyAction('Revoke a key for good (its record is kept)'),
-    '/keys/{keyId}/rotate': { post: { summary: 'A new secret for the same grants; the old one works until oldKeyExpiresAt', parameters: [param('keyId', 'path')], requestBody: body({ type: 'object', properties: { oldKeyExpiresAt: { type: 'integer' } } }), responses: { 201: json(ref('NewKey'), 'Created'), ...errors } } },
-    '/accounts/{callerId}': { get: { summary: 'Balance, held, carried remainder', parameters: [param('callerId', 'path')], responses: { 200: json(ref('Account')), ...errors } } },
+    '/keys/{keyId}/rotate': { post: { summary: 'A new secret for the same grants; the old one works until oldKeyExpiresAt', parameters: [param('keyId', 'path')], requestBody: body({ type: 'object', properties: { oldKeyExpiresAt: time } }), responses: { 201: json(ref('NewKey'), 'Created'), ...errors } } },
+    '/accounts/{callerId}': { get: { summary: 'Balance, held, carried remainder (404: no account)', parameters: [param('callerId', 'path')], responses: { 200: json(ref('Account')), ...errors } } },
     '/accounts/{callerId}/credits': {
       post: {
-        summary: 'Credit (or, negative, debit) once per Idempotency-Key', parameters: [param('callerId', 'path'), { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
-        requestBody: body({ type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } }), responses: { 200: json(ref('CreditResult')), ...errors },
+        summary: 'Credit (or, negative, debit) once per Idempotency-Key; an unknown caller is a 404 unless createAccount is true',
+        parameters: [param('callerId', 'path'), { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string' } }],
+        requestBody: body({ type: 'object', required: ['amount'], properties: { amount: { type: 'integer', description: 'minor units; negative for a debit' }, createAccount: { type: 'boolean', default: false } } }), responses: { 200: json(ref('CreditResult')), ...errors },
       },
     },
-    '/accounts/{callerId}/ledger': { get: { summary: 'Ledger, newest first', parameters: [param('callerId', 'path'), param('from', 'query', 'integer'), param('to', 'query', 'integer'), ...paging], responses: { 200: json(page('LedgerEntry')), ...errors } } },
+    '/accounts/{callerId}/ledger': { get: { summary: 'Ledger, newest first', parameters: [param('callerId', 'path'), ...range, ...paging], responses: { 200: json(page('LedgerEntry')), ...errors } } },
     '/requests': {
       get: {
         summary: 'Request log, newest first', responses: { 200: json(page('Request')), ...errors },
-        parameters: [param('callerId', 'query'), param('model', 'query'), param('endpoint', 'query'), param('status', 'query', 'integer'), param('billingStatus', 'query'), param('from', 'query', 'integer'), param('to', 'query', 'integer'), ...paging],
+        parameters: [param('callerId', 'query'), param('model', 'query'), param('endpoint', 'query'), param('status', 'query', 'integer'), param('billingStatus', 'query'), ...range, ...paging],
       },
     },
     '/requests/{requestId}': { get: { summary: 'One request', parameters: [param('requestId', 'path')], responses: { 200: json(ref('Request')), ...errors } } },
-    '/reviews': { get: { summary: 'Reviews, oldest first (open only by default)', parameters: [param('callerId', 'query'), param('open', 'query', 'boolean'), ...paging], responses: { 200: json({ type: 'object', required: ['reviews', 'next'], properties: { reviews: { type: 'array', items: ref('Review') }, next: { type: ['string', 'null'] } } }), ...errors } } },
+    '/reviews': { get: { summary: 'Reviews, oldest first (open only by default)', parameters: [param('callerId', 'query'), param('open', 'query', 'boolean'), ...paging], responses: { 200: json(page('Review')), ...errors } } },
     '/reviews/{requestId}/resolve': {
       post: {
         summary: 'Charge or waive a flagged request, once', parameters: [param('requestId', 'path')],
@@ -98,34 +107,26 @@ export const adminOpenApi = Object.freeze({
         responses: { 200: json({ type: 'object', required: ['applied', 'review'], properties: { applied: { type: 'boolean' }, review: ref('Review') } }), ...errors },
       },
     },
-    '/spend': { get: { summary: 'Spend per caller × model × UTC day', parameters: [param('from', 'query', 'integer', true), param('to', 'query', 'integer', true), param('callerId', 'query')], responses: { 200: json({ type: 'array', items: ref('Spend') }), ...errors } } },
+    '/spend': { get: { summary: 'Spend per caller × model × UTC day, by day, caller, then model', parameters: [timeParam('from', true), timeParam('to', true), param('callerId', 'query'), ...paging], responses: { 200: json(page('Spend')), ...errors } } },
     '/models': {
-      get: { summary: 'The catalog as it serves', responses: { 200: json(modelList), ...errors } },
+      get: { summary: 'The catalog as it serves (one page)', responses: { 200: json(page('Model')), ...errors } },
       put: {
         summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name',
-        requestBody: body({ type: 'object', required: ['models'], properties: { models: { type: 'array', items: { type: 'object', required: ['id', 'capability', 'upstream'] } } } }),
+        requestBody: body(modelsBodySchema),
         responses: { 200: json(modelList), ...errors },
       },
     },
     '/audit': { get: { summary: 'Audit trail of operator writes, newest first', parameters: [param('target', 'query'), ...paging], responses: { 200: json(page('Audit')), ...errors } } },
     // Overview reads (lib/admin/stats.ts): accounts by balance, the request log per time bucket.
-    '/accounts': {
-      get: {
-        summary: 'Accounts, lowest balance first', parameters: paging,
-        responses: { 200: json({ type: 'object', required: ['items', 'next'], properties: { items: { type: 'array', items: { type: 'object', required: ['callerId', 'balance', 'held'], properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' } } } }, next: { type: ['string', 'null'] } } }), ...errors },
-      },
-    },
+    '/accounts': { get: { summary: 'Accounts, lowest balance first (ties by caller id)', parameters: paging, responses: { 200: json(page('AccountRow')), ...errors } } },
     '/stats/requests': {
       get: {
-        summary: 'Requests, errors (an error code or a status of 400 or more) and spend per bucket of [from, to); every bucket present, at most 1000',
-        parameters: [param('from', 'query', 'integer', true), param('to', 'query', 'integer', true), param('bucketMs', 'query', 'integer', true), param('callerId', 'query')],
+        summary: 'Requests, errors (an error code or a status of 400 or more) and spend per bucket of [from, to), the first starting at from; every bucket present, at most 1000',
+        parameters: [timeParam('from', true), timeParam('to', true), { name: 'bucketMs', in: 'query', required: true, schema: { type: 'integer', minimum: 60000 } }, param('callerId', 'query')],
         responses: {
           200: json({
-            type: 'object', required: ['from', 'to', 'bucketMs', 'items'],
-            properties: {
-              from: { type: 'integer' }, to: { type: 'integer' }, bucketMs: { type: 'integer', minimum: 60000 }, callerId: { type: 'string' },
-              items: { type: 'array', items: { type: 'object', required: ['at', 'requests', 'errors', 'cost', 'charge'], properties: { at: { type: 'integer' }, requests: { type: 'integer' }, errors: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' } } } },
-            },
+            type: 'object', required: ['from', 'to', 'bucketMs', 'buckets'],
+            properties: { from: { type: 'integer' }, to: { type: 'integer' }, bucketMs: { type: 'integer' }, callerId: { type: 'string' }, buckets: { type: 'array', items: ref('SeriesPoint') } },
           }),
           ...errors,
         },

@@ -9,31 +9,33 @@ import { audit, type AdminStore } from './store';
 
 const BILLING: readonly BillingStatus[] = ['billed', 'needs_review', 'not_billed', 'waived'];
 
-type ModelInput = Omit<ModelEntry, 'upstream' | 'pricing' | 'maxOutputTokens'> & { upstream: string; pricing?: ModelEntry['pricing'] | null; maxOutputTokens?: number | null };
+/** A model as PUT takes it: what GET shows (null for what is not set), or the same with fields left out. */
+type ModelInput = Omit<ModelEntry, 'upstream' | 'pricing' | 'maxOutputTokens' | 'displayName' | 'createdAt'> & {
+  upstream: string; pricing?: ModelEntry['pricing'] | null; maxOutputTokens?: number | null; displayName?: string | null; createdAt?: string | null;
+};
+
+const price = { type: ['number', 'string'] };
+
+/** One model as PUT /models takes it (the OpenAPI document's Model and the PUT body derive from it). */
+export const modelSchema = {
+  type: 'object', required: ['id', 'capability', 'upstream'], additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1, description: 'An adapter by its name' },
+    upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
+    displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] },
+    pricing: { type: ['object', 'null'], required: ['input'], additionalProperties: false, properties: { input: price, output: price, cacheRead: price, cacheWrite: price } },
+  },
+} as const;
 
 /** The body of PUT /models: what GET /models shows is accepted back as it is. */
-const modelsBody = bodyOf<{ models: ModelInput[] }>({
-  type: 'object', required: ['models'], additionalProperties: false,
-  properties: {
-    models: {
-      type: 'array', minItems: 1, maxItems: 10_000,
-      items: {
-        type: 'object', required: ['id', 'capability', 'upstream'], additionalProperties: false,
-        properties: {
-          id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1 },
-          upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
-          displayName: { type: 'string' }, createdAt: { type: 'string' },
-          pricing: { type: ['object', 'null'], required: ['input'], additionalProperties: false, properties: { input: { type: ['number', 'string'] }, output: { type: ['number', 'string'] }, cacheRead: { type: ['number', 'string'] }, cacheWrite: { type: ['number', 'string'] } } },
-        },
-      },
-    },
-  },
-});
+export const modelsBodySchema = { type: 'object', required: ['models'], additionalProperties: false, properties: { models: { type: 'array', minItems: 1, maxItems: 10_000, items: modelSchema } } } as const;
+const modelsBody = bodyOf<{ models: ModelInput[] }>(modelsBodySchema);
 
-/** A model as the admin API shows it. */
+/** A model as the admin API shows it (PUT takes it back as it is). */
 const modelView = (m: Readonly<ModelEntry>) => ({
   id: m.id, capability: m.capability, upstream: m.upstream.name, upstreamModel: m.upstreamModel ?? m.id, pricing: m.pricing ?? null,
   free: m.free === true, maxOutputTokens: m.maxOutputTokens ?? null, temperature: m.temperature !== false,
+  displayName: m.displayName ?? null, createdAt: m.createdAt ?? null,
 });
 
 export function recordRoutes(store: AdminStore, models: ModelsOption | undefined, upstreams: Readonly<Record<string, MessagesAdapter | RerankAdapter>>): Router {
@@ -46,7 +48,7 @@ export function recordRoutes(store: AdminStore, models: ModelsOption | undefined
     if (billingStatus !== undefined && !BILLING.includes(billingStatus)) throw new GatewayError('invalid_request_error', `billingStatus: must be one of ${BILLING.join(', ')}`);
     return store.listRequests({
       callerId: q.str('callerId'), model: q.str('model'), endpoint: q.str('endpoint'), status: q.int('status'), billingStatus,
-      from: q.int('from'), to: q.int('to'), limit: q.int('limit'), after: q.str('after'),
+      from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after'),
     });
   }));
   router.get('/requests/:requestId', route(async (req) => {
@@ -57,8 +59,8 @@ export function recordRoutes(store: AdminStore, models: ModelsOption | undefined
     const q = new Query(req.query);
     return store.listAudit({ target: q.str('target'), limit: q.int('limit'), after: q.str('after') });
   }));
-  // The catalog as it serves (adapters by name: they are code, not data).
-  router.get('/models', route(() => ({ models: (catalog?.().models ?? []).map(modelView) })));
+  // The catalog as it serves (adapters by name: they are code, not data), in one page like every list.
+  router.get('/models', route(() => ({ items: (catalog?.().models ?? []).map(modelView), next: null })));
   // Replaced whole and at once; a list with any problem is refused and the old one keeps serving.
   router.put('/models', route(async (req, res) => {
     if (!live) throw new GatewayError('invalid_request_error', 'models: this admin router was given a fixed catalog; pass { models: router.models } to replace it.');
@@ -66,10 +68,10 @@ export function recordRoutes(store: AdminStore, models: ModelsOption | undefined
     const adapters = new Map<string, MessagesAdapter | RerankAdapter>();
     for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
     for (const [name, adapter] of Object.entries(upstreams)) adapters.set(name, adapter);
-    const entries: ModelEntry[] = models.map(({ upstream, pricing, maxOutputTokens, ...m }, i) => {
+    const entries: ModelEntry[] = models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, ...m }, i) => {
       const adapter = adapters.get(upstream);
       if (!adapter) throw new GatewayError('invalid_request_error', `models.${i}.upstream: no adapter named "${upstream}" (known: ${[...adapters.keys()].join(', ')}).`);
-      return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) };
+      return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}), ...(displayName ? { displayName } : {}), ...(createdAt ? { createdAt } : {}) };
     });
     const before = live.get().models.map(modelView);
     try {

@@ -69,7 +69,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   if (sessions) router.use(dashboardRoutes(tokens, sessions));
   router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
+  router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
   router.use(notFound(), errorHandler());
   return router;
 }

@@ -11,8 +11,8 @@ export function statsRoutes(store: AdminStore): Router {
   }));
   router.get('/stats/requests', route(async (req) => {
     const q = new Query(req.query);
-    const query = { from: q.required('from', q.int('from')), to: q.required('to', q.int('to')), bucketMs: q.required('bucketMs', q.int('bucketMs')), callerId: q.str('callerId') };
-    return { ...query, items: await store.requestSeries(query) };
+    const query = { from: q.required('from', q.time('from')), to: q.required('to', q.time('to')), bucketMs: q.required('bucketMs', q.int('bucketMs')), callerId: q.str('callerId') };
+    return { ...query, buckets: await store.requestSeries(query) };
   }));
   return router;
 }

@@ -1,9 +1,10 @@
-/** What the admin API needs of a store (both built-in stores have it all), and its audit helper. */
+/** What the admin API needs of a store (both built-in stores have it all), and its audited writes. */
 import type { Response } from 'express';
+import { GatewayError } from '../errors';
 import type { AuditStore } from '../stores/audit';
 import type { Credit, CreditResult } from '../stores/credit';
 import type { KeyAdminStore } from '../stores/keys';
-import type { LedgerReads } from '../stores/reads';
+import type { Account, LedgerReads } from '../stores/reads';
 import type { ReviewStore } from '../stores/reviews';
 import type { StatsReads } from '../stores/stats';
 import type { Awaitable } from '../stores/types';
@@ -17,4 +18,20 @@ export const ADMIN_METHODS = ['createKey', 'getKey', 'listKeys', 'updateKey', 'a
 /** Records an operator's write in the audit trail, under the name of the token that made it. */
 export async function audit(store: AdminStore, res: Response, action: string, target: string, before: unknown, after: unknown): Promise<void> {
   await store.appendAudit({ actor: res.locals.admin?.name ?? 'unknown', action, target, before: before ?? null, after: after ?? null });
+}
+
+/**
+ * A credit or debit (admin API and CLI alike): the store refuses an unknown caller unless
+ * `createAccount`; an applied one is audited with the account before (null if it was opened) and after.
+ */
+export async function creditAudited(store: AdminStore, actor: string, credit: Credit): Promise<CreditResult & { account: Account }> {
+  const before = await Promise.resolve().then(() => store.getAccount(credit.callerId)).catch((err: unknown) => {
+    if (err instanceof GatewayError && err.code === 'not_found_error') return null; // the credit says why, or opens it
+    throw err;
+  });
+  const result = await store.credit(credit);
+  const account = await store.getAccount(credit.callerId);
+  const after = { ...account, amount: credit.amount, idempotencyKey: credit.idempotencyKey };
+  if (result.applied) await store.appendAudit({ actor, action: credit.amount > 0 ? 'credit' : 'debit', target: `caller:${credit.callerId}`, before, after });
+  return { ...result, account };
 }

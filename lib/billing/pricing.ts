@@ -1,70 +1,79 @@
-/** Prices per million tokens, exact to a millionth of a minor unit, and the exact cost of a usage. */
+/** Prices, exact to a millionth of a minor unit, their defaults per upstream format, and the exact cost of a usage. */
 import type { Price, Pricing, Usage } from '../types';
+import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, USAGE_FIGURES, type PriceField, type UpstreamFormat, type UsageFigureName } from './figures';
 import { fromPico, PICO_PER_UNIT } from './money';
 
-/** Largest price accepted, in minor units per million tokens (keeps every cost a safe integer of minor units). */
+/** Largest price per million tokens accepted, in minor units (keeps every rate and cost exact); per thousand requests, a thousandth of it. */
 const MAX_PRICE = 1_000_000_000;
+const maxPrice = (field: PriceField): number => (MAX_PRICE * perOf(field)) / 1_000_000;
 const PRICE = /^(\d{1,10})(?:\.(\d{1,6}))?$/;
 const PICO_PER_UNIT_N = Number(PICO_PER_UNIT);
 
-/** A pricing in micro-units per million tokens (so pico-units per token), defaults applied. */
-interface Rates {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
+/** Pico-units per unit of each figure (a price per million tokens in micro-units is pico-units per token). */
+export type Rates = Readonly<Record<UsageFigureName, number>>;
 
-type UsageFigures = Pick<Usage, 'inputTokens' | 'outputTokens'> & Partial<Pick<Usage, 'cacheReadInputTokens' | 'cacheCreationInputTokens'>>;
+/** Figures a cost is computed from; those absent count 0. */
+export type UsageFigureCounts = Partial<Record<UsageFigureName, number>>;
 
-/** Micro-units of a price ("0.25" or 0.25 -> 250000); undefined when it is not a valid price. */
-function micros(price: Price): number | undefined {
+/** Micro-units of a price ("0.25" or 0.25 -> 250000); undefined when it is not a valid price (or over `max`). */
+function micros(price: Price, max = MAX_PRICE): number | undefined {
   const text = typeof price === 'number' ? String(price) : price;
   const match = typeof text === 'string' ? PRICE.exec(text) : null;
   if (!match) return undefined;
   const [, whole = '0', fraction = ''] = match;
-  if (Number(whole) > MAX_PRICE) return undefined;
-  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0'));
+  const out = Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0'));
+  return out > max * 1_000_000 ? undefined : out;
 }
 
-const ratesOf = new WeakMap<Pricing, Rates>();
+/** The micro-units of a price field: as set, else its default for the upstream's format (rounded up to the price scale). */
+function priceMicros(pricing: Pricing, field: PriceField, format: UpstreamFormat | undefined): number {
+  const set = pricing[field];
+  if (set !== undefined) return micros(set) ?? 0;
+  const percent = DEFAULT_PERCENT_OF_INPUT[format ?? 'other'][field];
+  return percent === undefined ? 0 : Math.ceil(((micros(pricing.input) ?? 0) * percent) / 100);
+}
 
-/** The rates of a pricing, parsed once per pricing object. */
-function rates(pricing: Pricing): Rates {
-  let out = ratesOf.get(pricing);
-  if (!out) {
-    const input = micros(pricing.input) ?? 0;
-    out = {
-      input,
-      output: pricing.output === undefined ? 0 : micros(pricing.output) ?? 0,
-      cacheRead: pricing.cacheRead === undefined ? input : micros(pricing.cacheRead) ?? 0,
-      cacheWrite: pricing.cacheWrite === undefined ? input : micros(pricing.cacheWrite) ?? 0,
-    };
-    ratesOf.set(pricing, out);
+const cache = new WeakMap<Pricing, Map<string, Rates>>();
+
+/** The rates of a pricing for an upstream format, computed once per pricing object and format. */
+export function ratesOf(pricing: Pricing, format?: UpstreamFormat): Rates {
+  let byFormat = cache.get(pricing);
+  if (!byFormat) cache.set(pricing, (byFormat = new Map()));
+  let rates = byFormat.get(format ?? '');
+  if (!rates) {
+    const out = {} as Record<UsageFigureName, number>;
+    for (const name of FIGURE_NAMES) {
+      const { price, per } = USAGE_FIGURES[name];
+      out[name] = price === null ? 0 : priceMicros(pricing, price, format) * (1_000_000 / per);
+    }
+    rates = Object.freeze(out);
+    byFormat.set(format ?? '', rates);
   }
-  return out;
+  return rates;
 }
 
-/** Exact cost of the token figures in pico-units (cache figures absent: 0). Search units are never priced. */
-function costPico(usage: UsageFigures, pricing: Pricing): bigint | number {
-  const r = rates(pricing);
-  const reads = usage.cacheReadInputTokens ?? 0;
-  const writes = usage.cacheCreationInputTokens ?? 0;
-  const fast = usage.inputTokens * r.input + usage.outputTokens * r.output + reads * r.cacheRead + writes * r.cacheWrite;
-  if (Number.isSafeInteger(fast)) return fast; // Number is exact while every sum stays a safe integer
-  return BigInt(usage.inputTokens) * BigInt(r.input) + BigInt(usage.outputTokens) * BigInt(r.output)
-    + BigInt(reads) * BigInt(r.cacheRead) + BigInt(writes) * BigInt(r.cacheWrite);
+/** Exact cost of the figures in pico-units; Number while every sum stays a safe integer. */
+function costPico(usage: UsageFigureCounts, rates: Rates): bigint | number {
+  let fast = 0;
+  for (const name of FIGURE_NAMES) fast += (usage[name] ?? 0) * rates[name];
+  if (Number.isSafeInteger(fast)) return fast;
+  let exact = 0n;
+  for (const name of FIGURE_NAMES) exact += BigInt(usage[name] ?? 0) * BigInt(rates[name]);
+  return exact;
 }
 
-/** Exact cost of a usage in minor units, as a decimal string ("0.0258"); "0" without a price. */
-export function costOf(usage: UsageFigures, pricing: Pricing | undefined): string {
-  return pricing ? fromPico(costPico(usage, pricing)) : '0';
+/**
+ * Exact cost of a usage in minor units, as a decimal string ("0.0258"); "0" without a price.
+ * Prices left out take their defaults for `format` (the model's upstream format).
+ */
+export function costOf(usage: UsageFigureCounts, pricing: Pricing | undefined, format?: UpstreamFormat): string {
+  return pricing ? fromPico(costPico(usage, ratesOf(pricing, format))) : '0';
 }
 
 /** Whole minor units that cover the cost of a usage (rounded up): what a hold for an estimate takes. */
-export function holdFor(usage: UsageFigures, pricing: Pricing | undefined): number {
+export function holdFor(usage: UsageFigureCounts, pricing: Pricing | undefined, format?: UpstreamFormat): number {
   if (!pricing) return 0;
-  const pico = costPico(usage, pricing);
+  const pico = costPico(usage, ratesOf(pricing, format));
   if (typeof pico === 'number') {
     const rest = pico % PICO_PER_UNIT_N; // exact for integers, unlike a rounded quotient
     return (pico - rest) / PICO_PER_UNIT_N + (rest > 0 ? 1 : 0);
@@ -72,13 +81,38 @@ export function holdFor(usage: UsageFigures, pricing: Pricing | undefined): numb
   return Number((pico + PICO_PER_UNIT - 1n) / PICO_PER_UNIT);
 }
 
+/**
+ * Tokens a usage counts against `tpm`: each token figure weighted by its price over the input
+ * price (a cache read at 0.1× counts a tenth); every figure at 1× for a free model.
+ */
+export function weightedTokens(usage: Usage, pricing: Pricing | undefined, format?: UpstreamFormat): number {
+  const rates = pricing ? ratesOf(pricing, format) : undefined;
+  const input = rates?.inputTokens ?? 0;
+  let sum = 0;
+  for (const name of FIGURE_NAMES) {
+    const side = USAGE_FIGURES[name].tokens;
+    if (side === null) continue;
+    sum += input > 0 && side === 'input' ? (usage[name] * (rates as Rates)[name]) / input : usage[name];
+  }
+  return Math.ceil(sum);
+}
+
+/** A legacy or misspelt pricing field, and the one meant. */
+const RENAMED: Readonly<Record<string, PriceField>> = { cacheWrite: 'cacheWrite5m', cache_read: 'cacheRead', web_search: 'webSearch' };
+
 /** Checks a Pricing object; returns the problem in words, or undefined when it is valid. */
 export function pricingProblem(pricing: Pricing): string | undefined {
-  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) {
+  if (typeof pricing !== 'object' || pricing === null) return `pricing must be an object like { input: 300, output: 1500 }`;
+  for (const key of Object.keys(pricing)) {
+    if ((PRICE_FIELDS as readonly string[]).includes(key)) continue;
+    const meant = RENAMED[key];
+    return `pricing.${key} is not a price${meant ? `; use pricing.${meant}` : ''} (prices: ${PRICE_FIELDS.join(', ')})`;
+  }
+  for (const key of PRICE_FIELDS) {
     const value = pricing[key];
     if (value === undefined && key !== 'input') continue;
-    if (value === undefined || micros(value) === undefined) {
-      return `pricing.${key} must be a non-negative number of minor units per million tokens, at most ${MAX_PRICE} and with at most 6 decimals, e.g. 300, 0.25 or "0.125" (got ${JSON.stringify(value)})`;
+    if (value === undefined || micros(value, maxPrice(key)) === undefined) {
+      return `pricing.${key} must be a non-negative number of minor units ${priceUnit(key)}, at most ${maxPrice(key)} and with at most 6 decimals, e.g. 300, 0.25 or "0.125" (got ${JSON.stringify(value)})`;
     }
   }
   return undefined;

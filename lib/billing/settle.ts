@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context';
 import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types';
 import type { Usage } from '../types';
 import type { UpstreamAttempt } from '../upstreams/types';
+import { formatOf } from '../catalog';
 import { costOf } from './pricing';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
@@ -28,11 +29,12 @@ export interface BillingDecision {
 export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
   const usage = ctx.usage.snapshot();
   const price = ctx.model?.pricing;
+  const format = ctx.model && formatOf(ctx.model);
   switch (usage.provenance) {
     case 'confirmed':
-      return { usage, cost: costOf(usage, price), billingStatus: 'billed' };
+      return { usage, cost: costOf(usage, price, format), billingStatus: 'billed' };
     case 'partial':
-      return { usage, cost: costOf(usage, price), billingStatus: 'needs_review' };
+      return { usage, cost: costOf(usage, price, format), billingStatus: 'needs_review' };
     case 'units_only':
     case 'implausible':
       return { usage, cost: '0', billingStatus: 'needs_review' };

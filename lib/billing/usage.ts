@@ -1,22 +1,30 @@
 /** Collects the usage an upstream confirmed during one request, with its provenance; implausible figures are flagged, never billed. */
 import type { Usage } from '../types';
 import type { UsageFigures, UsageRecorder } from '../upstreams/types';
+import { FIGURE_NAMES, type UsageFigureName } from './figures';
 
 /** Largest token or unit figure believed for one request; anything above is recorded as observed and flagged for review. */
 export const MAX_USAGE_FIGURE = 1_000_000_000;
 
+type Seen = Record<UsageFigureName, number | undefined>;
+
+/** Every figure unseen, in table order: each tracker's figures have one shape. */
+const unseen = (): Seen => {
+  const out = {} as Seen;
+  for (const name of FIGURE_NAMES) out[name] = undefined;
+  return out;
+};
+
 /**
- * A UsageRecorder that keeps the latest cumulative figures and whether they were final. The
- * figures are fixed fields (not a map filled in by report order), so every tracker has one shape.
- * A figure that is negative or not a number is ignored; one above MAX_USAGE_FIGURE (or output
- * above the request's `max_tokens`) is kept as observed and makes the usage `implausible`.
+ * A UsageRecorder that keeps the latest cumulative figures and whether they were final. A figure
+ * that is negative or not a number is ignored; one above MAX_USAGE_FIGURE (or output above the
+ * request's `max_tokens`) is kept as observed and makes the usage `implausible`. Cache writes
+ * reported only as a total (`cacheCreationInputTokens`) count as 5-minute writes: the part of the
+ * total that the 5m/1h breakdown does not cover is never dropped.
  */
 export class UsageTracker implements UsageRecorder {
-  private inputTokens: number | undefined = undefined;
-  private outputTokens: number | undefined = undefined;
-  private cacheReadInputTokens: number | undefined = undefined;
-  private cacheCreationInputTokens: number | undefined = undefined;
-  private searchUnits: number | undefined = undefined;
+  private readonly seen: Seen = unseen();
+  private cacheWriteTotal: number | undefined = undefined;
   private completed = false;
   private implausible = false;
   private maxOutput = MAX_USAGE_FIGURE;
@@ -35,11 +43,11 @@ export class UsageTracker implements UsageRecorder {
 
   /** Records cumulative figures; later figures replace earlier ones field by field. */
   report(figures: UsageFigures): void {
-    this.inputTokens = this.figure(figures.inputTokens, this.inputTokens);
-    this.outputTokens = this.figure(figures.outputTokens, this.outputTokens, this.maxOutput);
-    this.cacheReadInputTokens = this.figure(figures.cacheReadInputTokens, this.cacheReadInputTokens);
-    this.cacheCreationInputTokens = this.figure(figures.cacheCreationInputTokens, this.cacheCreationInputTokens);
-    this.searchUnits = this.figure(figures.searchUnits, this.searchUnits);
+    const seen = this.seen;
+    for (const name of FIGURE_NAMES) {
+      seen[name] = this.figure(figures[name], seen[name], name === 'outputTokens' ? this.maxOutput : MAX_USAGE_FIGURE);
+    }
+    this.cacheWriteTotal = this.figure(figures.cacheCreationInputTokens, this.cacheWriteTotal);
   }
 
   /** Marks the figures as the upstream's final usage for the whole request. */
@@ -49,21 +57,25 @@ export class UsageTracker implements UsageRecorder {
 
   /** The usage so far, with its provenance. */
   snapshot(): Usage {
-    const hasTokens = this.inputTokens !== undefined || this.outputTokens !== undefined;
-    // Reported: some figure was ever valid (a figure, once set, stays set).
-    const reported = hasTokens || this.cacheReadInputTokens !== undefined || this.cacheCreationInputTokens !== undefined || this.searchUnits !== undefined;
+    const s = this.seen;
+    const hasTokens = s.inputTokens !== undefined || s.outputTokens !== undefined;
+    let reported = this.cacheWriteTotal !== undefined;
+    for (const name of FIGURE_NAMES) if (s[name] !== undefined) reported = true;
     let provenance: Usage['provenance'];
     if (this.implausible) provenance = 'implausible';
     else if (!reported) provenance = 'none';
     else if (!this.completed) provenance = 'partial';
     else if (hasTokens) provenance = 'confirmed';
-    else provenance = this.searchUnits !== undefined ? 'units_only' : 'none';
+    else provenance = s.searchUnits !== undefined ? 'units_only' : 'none';
+    const oneHour = s.cacheWrite1hInputTokens ?? 0;
     return {
-      inputTokens: this.inputTokens ?? 0,
-      outputTokens: this.outputTokens ?? 0,
-      cacheReadInputTokens: this.cacheReadInputTokens ?? 0,
-      cacheCreationInputTokens: this.cacheCreationInputTokens ?? 0,
-      searchUnits: this.searchUnits ?? 0,
+      inputTokens: s.inputTokens ?? 0,
+      cacheReadInputTokens: s.cacheReadInputTokens ?? 0,
+      cacheWrite5mInputTokens: Math.max(s.cacheWrite5mInputTokens ?? 0, (this.cacheWriteTotal ?? 0) - oneHour),
+      cacheWrite1hInputTokens: oneHour,
+      outputTokens: s.outputTokens ?? 0,
+      webSearchRequests: s.webSearchRequests ?? 0,
+      searchUnits: s.searchUnits ?? 0,
       provenance,
     };
   }

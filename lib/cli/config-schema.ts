@@ -1,9 +1,9 @@
 /** The JSON Schema of the standalone gateway's config file (also written to dist/cli/config.schema.json for editors). */
+import { pricingSchema } from '../billing/figure-schemas';
 
 const port = { type: 'integer', minimum: 0, maximum: 65535 };
 const path = { type: 'string', pattern: '^/' };
 const secret = { type: 'string', minLength: 1 };
-const price = { type: ['number', 'string'] };
 const mount = { type: 'object', additionalProperties: false, properties: { path, port } };
 const ms = { type: 'integer', minimum: 1 };
 
@@ -48,8 +48,8 @@ export const configSchema = {
         type: 'object', additionalProperties: false, required: ['id', 'capability', 'upstream'],
         properties: {
           id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
-          pricing: { type: 'object', additionalProperties: false, required: ['input'], properties: { input: price, output: price, cacheRead: price, cacheWrite: price } },
-          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' },
+          pricing: pricingSchema,
+          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' }, agentReady: { type: 'boolean' },
         },
       },
     },

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { compileSchema } from '../schemas/ajv';
 import { configSchema } from './config-schema';
+import type { Pricing } from '../types';
 import type { UpstreamTimeouts } from '../upstreams/types';
 
 /** The config file's shape (see config-schema.ts for every field). */
@@ -38,11 +39,12 @@ export interface ModelConfig {
   capability: 'llm' | 'rerank';
   upstream: string;
   upstreamModel?: string;
-  pricing?: { input: number | string; output?: number | string; cacheRead?: number | string; cacheWrite?: number | string };
+  pricing?: Pricing;
   free?: boolean;
   temperature?: boolean;
   maxOutputTokens?: number;
   displayName?: string;
+  agentReady?: boolean;
 }
 
 /** A config that cannot be used: the message names the value's path and the fix. */

@@ -64,7 +64,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     }
     const opened = await openStore(config);
     try {
-      const out = await runCommand(opened.store, args);
+      const out = await runCommand(opened.store, args, { models: config.models.map((m) => m.id) });
       print(json ? JSON.stringify(out.data) : out.human);
       return 0;
     } finally {

@@ -1,9 +1,11 @@
 /** Operator commands against the configured store: keys, credits, reviews, migrate. Every write is audited as "cli:<user>". */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { creditAudited } from '../admin/store';
 import { GatewayError } from '../errors';
+import { noAccountError } from '../stores/credit';
 import { hashKey } from '../stores/hash';
-import { prefixOf, type KeyPatch, type KeyRecord } from '../stores/keys';
+import { prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';
 import type { MemoryStore } from '../stores/memory-store';
 import type { PostgresStore } from '../stores/postgres-store';
 
@@ -20,6 +22,10 @@ export class UsageError extends Error {
 
 type Store = MemoryStore | PostgresStore;
 type Out = { human: string; data: unknown };
+/** What a command knows of the config: the ids of its models (a key's allow-list must name them). */
+export interface CommandContext {
+  models: readonly string[];
+}
 
 /** `value`, or a UsageError with `message` when it is missing. */
 function required<T>(value: T | undefined, message: string): T {
@@ -35,7 +41,7 @@ const flag = (args: Args, name: string): string | undefined => {
 const keyLine = (k: KeyRecord): string => `${k.keyId}  ${k.prefix}…  ${k.callerId}  ${k.status}${k.expiresAt ? `  expires ${new Date(k.expiresAt).toISOString()}` : ''}`;
 
 /** Runs one operator command (`args.positional[0]` is the command) and returns what to print. */
-export async function runCommand(store: Store, args: Args): Promise<Out> {
+export async function runCommand(store: Store, args: Args, context: CommandContext): Promise<Out> {
   const actor = `cli:${os.userInfo().username}`;
   const audit = (action: string, target: string, before: unknown, after: unknown) => store.appendAudit({ actor, action, target, before: before ?? null, after: after ?? null });
   const [command, sub] = args.positional;
@@ -49,16 +55,19 @@ export async function runCommand(store: Store, args: Args): Promise<Out> {
     const amount = Number(need(args, 2, '<amount>'));
     if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('<amount> must be a non-zero integer of minor units (negative for a debit)');
     const idempotencyKey = required(flag(args, 'idempotency-key'), '--idempotency-key is required (the same key never moves money twice)');
-    const before = await store.getAccount(callerId);
-    const result = await store.credit({ callerId, amount, idempotencyKey });
-    const account = await store.getAccount(callerId);
-    if (result.applied) await audit(amount > 0 ? 'credit' : 'debit', `caller:${callerId}`, before, { ...account, amount, idempotencyKey });
-    return { human: `${result.applied ? 'applied' : 'already applied (same key)'}: ${callerId} balance ${account.balance}`, data: { ...result, account } };
+    if (typeof args.flags.get('create-account') === 'string') throw new UsageError('--create-account takes no value (put it after <caller> <amount>)');
+    const out = await creditAudited(store, actor, { callerId, amount, idempotencyKey, createAccount: args.flags.has('create-account') }).catch((err: unknown) => {
+      // A mistyped caller: bad usage, with the flag that opens an account.
+      throw err instanceof GatewayError && err.code === 'not_found_error' ? new UsageError(noAccountError(callerId, 'pass --create-account').message) : err;
+    });
+    return { human: `${out.applied ? 'applied' : 'already applied (same key)'}: ${callerId} balance ${out.account.balance}`, data: out };
   }
   if (command === 'keys' && sub === 'create') {
     const callerId = need(args, 2, '<caller>');
     const secret = flag(args, 'secret') ?? `sk-mgw-${randomBytes(32).toString('base64url')}`;
     const models = flag(args, 'models')?.split(',').filter(Boolean);
+    const unknown = unknownModel(models, new Set(context.models));
+    if (unknown) throw new UsageError(unknown);
     const record = await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId, models: models ?? null });
     await audit('key.create', `key:${record.keyId}`, null, record);
     return { human: `key ${record.keyId} for ${callerId} (shown once): ${secret}`, data: { key: secret, record } };
@@ -86,7 +95,7 @@ export async function runCommand(store: Store, args: Args): Promise<Out> {
   }
   if (command === 'reviews' && sub === 'list') {
     const page = await store.listReviews({ callerId: flag(args, 'caller'), limit: 1000 });
-    return { human: page.reviews.map((r) => `${r.requestId}  ${r.callerId}  ${r.model}  charged ${r.charge}  ${r.usage.provenance}`).join('\n') || '(no open reviews)', data: page };
+    return { human: page.items.map((r) => `${r.requestId}  ${r.callerId}  ${r.model}  charged ${r.charge}  ${r.usage.provenance}`).join('\n') || '(no open reviews)', data: page };
   }
   if (command === 'reviews' && sub === 'resolve') {
     const requestId = need(args, 2, '<requestId>');

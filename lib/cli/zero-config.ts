@@ -2,15 +2,15 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, type GatewayConfig, type ModelConfig } from './config';
 
-// Prices in cents per million tokens, as the providers list them.
+// Prices in cents per million tokens, as the providers list them; cache prices are the providers' defaults (see Pricing).
 const ANTHROPIC_MODELS: ModelConfig[] = [
-  { id: 'claude-sonnet-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 300, output: 1500, cacheRead: 30, cacheWrite: 375 } },
-  { id: 'claude-haiku-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 100, output: 500, cacheRead: 10, cacheWrite: 125 } },
-  { id: 'claude-opus-4-1', capability: 'llm', upstream: 'anthropic', pricing: { input: 1500, output: 7500, cacheRead: 150, cacheWrite: 1875 } },
+  { id: 'claude-sonnet-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 300, output: 1500 } },
+  { id: 'claude-haiku-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 100, output: 500 } },
+  { id: 'claude-opus-4-1', capability: 'llm', upstream: 'anthropic', pricing: { input: 1500, output: 7500 } },
 ];
 const OPENAI_MODELS: ModelConfig[] = [
-  { id: 'gpt-4o', capability: 'llm', upstream: 'openai', pricing: { input: 250, output: 1000, cacheRead: 125 } },
-  { id: 'gpt-4o-mini', capability: 'llm', upstream: 'openai', pricing: { input: 15, output: 60, cacheRead: 7.5 } },
+  { id: 'gpt-4o', capability: 'llm', upstream: 'openai', pricing: { input: 250, output: 1000 } },
+  { id: 'gpt-4o-mini', capability: 'llm', upstream: 'openai', pricing: { input: 15, output: 60 } },
 ];
 
 /** The zero-config start: ANTHROPIC_API_KEY (or OPENAI_API_KEY), optionally *_BASE_URL; fails naming what to set. */

@@ -1,18 +1,32 @@
 /** countTokens(): answers `POST /v1/messages/count_tokens` from the upstream's own count; authenticated, limited, never billed. */
 import type { RequestHandler } from 'express';
+import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { MessagesRequest } from '../types';
-import { modelFor, startCall } from '../upstreams/run-call';
+import { agentCallOf, modelFor, startCall } from '../upstreams/run-call';
 import type { CountTokensRequest } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
 
+/** Options of countTokens(). */
+export interface CountTokensOptions {
+  /** What an agent-ready model whose upstream cannot count answers, marked as an estimate. Default: defaultEstimator. */
+  estimator?: Estimator;
+}
+
+/** The header that marks an answer as the gateway's estimate rather than the upstream's count. */
+export const COUNT_SOURCE_HEADER = 'x-token-count-source';
+
 /**
  * Needs `validate('count_tokens')` and `resolveModel({capability: 'llm'})` before it. Answers
- * `{ "input_tokens": N }` as the model's adapter counted it upstream; a model whose adapter
- * cannot count gets 400 saying so (the gateway never presents an estimate as a count).
+ * `{ "input_tokens": N }` as the model's adapter counted it upstream. A V1 model's body is its
+ * model, messages and system; an agent-ready model's is forwarded whole (tools, system blocks,
+ * images…) with the caller's version and beta headers. A model whose adapter cannot count gets
+ * 400 saying so, unless it is agent-ready: then the estimate answers, with
+ * `x-token-count-source: estimate` (agents would otherwise count through billed calls).
  */
-export function countTokens(): RequestHandler {
+export function countTokens({ estimator = defaultEstimator }: CountTokensOptions = {}): RequestHandler {
+  if (typeof estimator !== 'function') throw new TypeError('countTokens: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
   return function countTokensMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     ctx.unbilled = true;
@@ -20,15 +34,24 @@ export function countTokens(): RequestHandler {
     if (!resolved) return;
     const { model, adapter } = resolved;
     const count = adapter.countTokens;
+    const body = req.body as MessagesRequest;
     if (typeof count !== 'function') {
-      next(new GatewayError('invalid_request_error', `model: "${model.id}" cannot count tokens (its upstream has no token-counting endpoint).`));
+      if (model.agentReady !== true) {
+        next(new GatewayError('invalid_request_error', `model: "${model.id}" cannot count tokens (its upstream has no token-counting endpoint).`));
+        return;
+      }
+      res.setHeader(COUNT_SOURCE_HEADER, 'estimate');
+      sendJson(res, { input_tokens: estimator(body).inputTokens });
       return;
     }
-    const body = req.body as MessagesRequest;
-    const request: CountTokensRequest = { model: model.upstreamModel ?? model.id, messages: body.messages };
-    if (body.system !== undefined) request.system = body.system;
+    const agent = agentCallOf(req, model);
+    const upstreamModel = model.upstreamModel ?? model.id;
+    const request: CountTokensRequest = agent ? { ...body, model: upstreamModel } : { model: upstreamModel, messages: body.messages };
+    if (!agent && body.system !== undefined) request.system = body.system;
     startCall(ctx, res, next, adapter.name, async (call) => {
-      sendJson(res, { input_tokens: await count.call(adapter, request, call) });
-    });
+      const inputTokens = await count.call(adapter, request, call);
+      res.setHeader(COUNT_SOURCE_HEADER, 'upstream');
+      sendJson(res, { input_tokens: inputTokens });
+    }, agent);
   };
 }

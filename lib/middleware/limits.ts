@@ -1,6 +1,8 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
+import { weightedTokens } from '../billing/pricing';
+import { formatOf } from '../catalog';
 import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
@@ -93,7 +95,8 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     let pending: Array<Promise<unknown>> | undefined;
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
-    const used = usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens;
+    const model = a.ctx.model;
+    const used = weightedTokens(usage, model?.pricing, model && formatOf(model));
     for (const step of a.steps) {
       if (step.kind === 'tpm' && !known) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);

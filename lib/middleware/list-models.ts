@@ -21,16 +21,20 @@ export interface ModelRecord {
   type: 'model';
   display_name: string;
   created_at: string;
+  /** Present (true) on models that take the whole Messages contract (tools, thinking, caching). */
+  agent_ready?: true;
 }
 
 const DEFAULT_CREATED_AT = '2025-01-01T00:00:00Z';
 
 function record(model: Readonly<ModelEntry>): ModelRecord {
   const createdAt = model.createdAt ?? DEFAULT_CREATED_AT;
-  return {
+  const out: ModelRecord = {
     id: model.id, capability: model.capability, object: 'model', created: Math.floor(Date.parse(createdAt) / 1000),
     owned_by: 'gateway', type: 'model', display_name: model.displayName ?? model.id, created_at: createdAt,
   };
+  if (model.agentReady === true) out.agent_ready = true;
+  return out;
 }
 
 /**

@@ -4,7 +4,6 @@ import { ChatChunks } from '../chat/chunks';
 import { completionFromMessage } from '../chat/translate';
 import { gatewayContext } from '../context';
 import { openaiErrorBody } from '../errors';
-import type { MessagesRequest } from '../types';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import { sendJson } from '../wire/send-json';
 import { dataFrame } from '../wire/sse-writer';
@@ -20,7 +19,7 @@ import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 export function proxyChatCompletions(): RequestHandler {
   return function proxyChatCompletionsMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
-    const resolved = messagesCallFor(ctx, req.body as MessagesRequest, next);
+    const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
     const { model, adapter, request } = resolved;
     const id = `chatcmpl-${ctx.requestId}`;

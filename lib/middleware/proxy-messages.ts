@@ -42,13 +42,13 @@ function anthropicFormat(model: string): StreamFormat<StreamEvent | ForwardedFra
 export function proxyMessages(): RequestHandler {
   return function proxyMessagesMiddleware(req, res, next: NextFunction) {
     const ctx = gatewayContext(res);
-    const resolved = messagesCallFor(ctx, req.body as MessagesRequest, next);
+    const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
-    const { model, adapter, request } = resolved;
+    const { model, adapter, request, agent } = resolved;
     // The built-in Anthropic adapter itself (not a wrapper) forwards content frames unparsed.
     const forwarding = forwardingStreamOf(adapter);
     startCall(ctx, res, next, adapter.name, async (call) => ctx.stream
       ? streamAnswer(forwarding ? forwarding(request, call) : adapter.stream(request, call), ctx, res, anthropicFormat(model.id))
-      : answerJson(adapter, request, call, ctx, res));
+      : answerJson(adapter, request, call, ctx, res), agent);
   };
 }

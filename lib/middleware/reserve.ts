@@ -2,6 +2,7 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
+import { formatOf } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
@@ -94,7 +95,7 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
       return;
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
-    const amount = holdFor(estimate, ctx.model.pricing);
+    const amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
     if (amount === 0) {
       ctx.hold = 0;
       next();

@@ -14,6 +14,11 @@ export interface ResolveModelOptions {
   models: ModelsOption;
   /** Capability the endpoint needs. Required. */
   capability: Capability;
+  /**
+   * Give an llm body that names no `max_tokens` (a chat request) the model's `maxOutputTokens`, at
+   * most DEFAULT_MAX_TOKENS. Default: true; count_tokens, which produces no output, sets false.
+   */
+  defaultMaxTokens?: boolean;
 }
 
 /**
@@ -23,7 +28,7 @@ export interface ResolveModelOptions {
  */
 export function resolveModel(options: ResolveModelOptions): RequestHandler {
   const catalogNow = catalogReader(options?.models);
-  const { capability } = options;
+  const { capability, defaultMaxTokens = true } = options;
   if (capability !== 'llm' && capability !== 'rerank') throw new TypeError('resolveModel: option "capability" must be "llm" or "rerank".');
   return function resolveModelMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
@@ -43,7 +48,7 @@ export function resolveModel(options: ResolveModelOptions): RequestHandler {
       return;
     }
     // A chat request may leave its output bound out: the model's own, or DEFAULT_MAX_TOKENS.
-    if (capability === 'llm' && body.max_tokens === undefined) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, model.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
+    if (capability === 'llm' && defaultMaxTokens && body.max_tokens === undefined) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, model.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
     ctx.model = model;
     next();
   };

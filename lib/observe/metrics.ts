@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../stores/types';
+import { tokensOf } from '../billing/figures';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
 import { RequestTally } from './request-tally';
@@ -82,7 +83,7 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
       if (e.usage && e.usage.provenance !== 'none') {
         const u = e.usage;
         tokens.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error, gen_ai_token_type: 'input' },
-          u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens);
+          tokensOf(u, 'input'));
         if (operation === 'chat') {
           tokens.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error, gen_ai_token_type: 'output' }, u.outputTokens);
         }

@@ -3,6 +3,7 @@
  * of (or beside) Prometheus. Pass `metrics.getMeter('model-gateway')` from `@opentelemetry/api`:
  * without an SDK installed it is the API's no-op meter and records nothing.
  */
+import { tokensOf } from '../billing/figures';
 import type { RequestLogEntry } from '../stores/types';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
@@ -43,7 +44,7 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
       if (e.ttfbMs !== null) ttft.record(e.ttfbMs / 1000, attributes);
       const u = e.usage;
       if (u && u.provenance !== 'none') {
-        tokens.record(u.inputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+        tokens.record(tokensOf(u, 'input'), { ...attributes, 'gen_ai.token.type': 'input' });
         if (operation === 'chat') tokens.record(u.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
       }
     },

@@ -4,7 +4,7 @@ import type { Page } from './reads';
 
 /** One operator write. */
 export interface AuditEntry {
-  /** Ordered by time within a store. */
+  /** A whole number, as a string, that grows with every entry of a store (lists order by its value, never its text). */
   id: string;
   /** Epoch ms. */
   at: number;

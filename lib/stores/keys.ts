@@ -63,3 +63,14 @@ export function callerOf(r: KeyRecord, now: number): Caller {
 export function checkPatch(before: KeyRecord, patch: KeyPatch): void {
   if (before.status === 'revoked') throw new GatewayError('invalid_request_error', `keyId: ${before.keyId} is revoked; create a new key instead.`);
 }
+
+/**
+ * The refusal of an allow-list naming a model that is not served, naming the first such model and
+ * what is known (up to 20 ids); undefined when every model is known.
+ */
+export function unknownModel(models: readonly string[] | null | undefined, known: ReadonlySet<string> | ReadonlyMap<string, unknown>): string | undefined {
+  const i = models?.findIndex((id) => !known.has(id)) ?? -1;
+  if (!models || i < 0) return undefined;
+  const ids = [...known.keys()];
+  return `models.${i}: "${models[i]}" is not in the catalog (known: ${ids.slice(0, 20).join(', ') || 'none'}${ids.length > 20 ? ', …' : ''})`;
+}

@@ -1,7 +1,7 @@
 /** MemoryStore's keys: records by digest, found for authentication, listed and updated by operators. */
 import type { Caller } from '../types';
 import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from './keys';
-import { newestPage } from './memory-reads';
+import { pageOf } from './memory-reads';
 import type { Page } from './reads';
 
 export class MemoryKeys {
@@ -41,8 +41,11 @@ export class MemoryKeys {
   }
 
   list(query: { callerId?: string; limit?: number; after?: string }): Page<KeyRecord> {
-    const page = newestPage(this.order, (r) => query.callerId === undefined || r.callerId === query.callerId, (r) => r.keyId, query);
-    return { items: page.items.map((r) => ({ ...r })), next: page.next };
+    // Keys made in the same millisecond keep the order they were made in (as PostgreSQL's microseconds do).
+    const page = pageOf(this.order.entries(), query, {
+      keep: ([, r]) => query.callerId === undefined || r.callerId === query.callerId, key: ([i, r]) => [r.createdAt, i], shape: ['number', 'number'], order: 'newest',
+    });
+    return { items: page.items.map(([, r]) => ({ ...r })), next: page.next };
   }
 
   update(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined {

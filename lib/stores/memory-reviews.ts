@@ -1,9 +1,10 @@
 /** MemoryStore's reviews: kept bounded, listed oldest first, resolved once. */
 import { GatewayError } from '../errors';
 import { keepBounded, lastOf } from './bounded';
-import { newestPage } from './memory-reads';
+import { pageOf } from './memory-reads';
+import type { Page } from './reads';
 import {
-  alreadyResolved, checkDecision, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
+  alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
 } from './reviews';
 import type { RequestLogEntry, Settlement } from './types';
 
@@ -37,13 +38,14 @@ export class MemoryReviews {
     };
   }
 
-  /** Oldest first: the same paging as the other reads, over the list reversed. */
-  list(query: ReviewQuery): ReviewPage {
+  /** Oldest first, by time then request id (as PostgresStore). */
+  list(query: ReviewQuery): Page<ReviewRecord> {
     const open = query.open ?? true;
-    const wanted = (k: Kept): boolean =>
-      (query.callerId === undefined || k.settlement.callerId === query.callerId) && !(open && this.resolutions.has(k.settlement.requestId));
-    const page = newestPage(lastOf(this.kept, this.max).reverse(), wanted, (k) => k.settlement.requestId, { limit: query.limit, after: query.after });
-    return { reviews: page.items.map((k) => this.recordOf(k)), next: page.next };
+    const page = pageOf(lastOf(this.kept, this.max), { limit: query.limit, after: query.after }, {
+      keep: (k) => (query.callerId === undefined || k.settlement.callerId === query.callerId) && !(open && this.resolutions.has(k.settlement.requestId)),
+      key: (k) => [k.at, k.settlement.requestId], shape: ['number', 'string'], order: 'oldest',
+    });
+    return { items: page.items.map((k) => this.recordOf(k)), next: page.next };
   }
 
   /** Records the decision once; `charge(callerId, amount)` moves its money. */

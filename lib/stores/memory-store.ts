@@ -1,9 +1,9 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
 import { carryCharge } from '../billing/money';
 import type { Caller } from '../types';
-import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
+import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
-import { inRange, matches, newestPage, spendOf } from './memory-reads';
+import { auditPage, ledgerPage, requestPage, spendOf } from './memory-reads';
 import { accountsPage, seriesOf } from './memory-stats';
 import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
@@ -15,7 +15,7 @@ import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, t
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 
 export type { LedgerRow } from './memory-records';
-import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
+import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
@@ -80,6 +80,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     const change = checkCredit(credit, 'MemoryStore');
     const first = this.credits.get(change.idempotencyKey);
     if (first) return replayOf(change, first);
+    if (!this.balances.has(change.callerId) && credit.createAccount !== true) throw noAccountError(change.callerId);
     this.credits.set(change.idempotencyKey, change);
     this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
     this.record(change.callerId, null, change.amount, 'credit');
@@ -93,7 +94,11 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
 
-  createKey(key: NewKey): KeyRecord { return this.keys.create(key); }
+  createKey(key: NewKey): KeyRecord {
+    const record = this.keys.create(key);
+    if (!this.balances.has(key.callerId)) this.balances.set(key.callerId, 0);
+    return record;
+  }
 
   getKey(keyId: string): KeyRecord | undefined { return this.keys.get(keyId); }
 
@@ -177,6 +182,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   /** Balance, live holds, the remainder owed below one unit, and the ledger sum (always equal to the balance). */
   getAccount(callerId: string): Account {
+    if (!this.balances.has(callerId)) throw noAccountError(callerId);
     const kept = this.ledger.reduce((sum, row) => (row.callerId === callerId ? sum + row.amount : sum), 0);
     const ledger = kept + (this.carried.get(callerId) ?? 0);
     return { balance: this.getBalance(callerId), held: this.held(callerId), carry: this.carries.get(callerId) ?? '0', ledger };
@@ -208,7 +214,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   /** Every review kept, resolved or not (a copy). */
   getReviews(): ReviewRecord[] { return this.reviewBook.all(); }
 
-  listReviews(query: ReviewQuery = {}): ReviewPage { return this.reviewBook.list(query); }
+  listReviews(query: ReviewQuery = {}): Page<ReviewRecord> { return this.reviewBook.list(query); }
 
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
     return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
@@ -226,20 +232,13 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     return kept;
   }
 
-  listAudit(query: AuditQuery = {}): Page<AuditEntry> {
-    return newestPage(lastOf(this.audit, this.maxRecords), (e) => query.target === undefined || e.target === query.target, (e) => e.id, query);
-  }
+  listAudit(query: AuditQuery = {}): Page<AuditEntry> { return auditPage(lastOf(this.audit, this.maxRecords), query); }
 
-  listLedger(query: ReadQuery = {}): Page<LedgerEntry> {
-    const page = newestPage(lastOf(this.ledger, this.maxRecords), (r) => (query.callerId === undefined || r.callerId === query.callerId) && inRange(r.at, query), (r) => String(r.seq), query);
-    return { items: page.items.map(({ seq, ...r }) => ({ id: String(seq), ...r })), next: page.next };
-  }
+  listLedger(query: ReadQuery = {}): Page<LedgerEntry> { return ledgerPage(lastOf(this.ledger, this.maxRecords), query); }
 
-  listRequests(query: RequestQuery = {}): Page<RequestLogEntry> {
-    return newestPage(lastOf(this.log, this.maxRecords), (e) => matches(e, query), (e) => e.requestId, query);
-  }
+  listRequests(query: RequestQuery = {}): Page<RequestLogEntry> { return requestPage(lastOf(this.log, this.maxRecords), query); }
 
-  spend(query: ReadQuery & { from: number; to: number }): SpendRow[] { return spendOf(lastOf(this.log, this.maxRecords), query); }
+  spend(query: ReadQuery & { from: number; to: number }): Page<SpendRow> { return spendOf(lastOf(this.log, this.maxRecords), query); }
 
   listAccounts(query: AccountQuery = {}): Page<AccountRow> { return accountsPage(this.balances, (id) => this.held(id), query); }
   requestSeries(query: SeriesQuery): SeriesPoint[] { return seriesOf(lastOf(this.log, this.maxRecords), query); }

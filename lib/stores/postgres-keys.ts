@@ -2,10 +2,11 @@
 import type { LimitSettings } from '../types';
 import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { PgQueryable } from './migrate';
+import { cursorTime, isCursor } from './postgres-reads';
 import { decodeCursor, encodeCursor, pageSize, type Page } from './reads';
 
 const COLUMNS = `key_id, prefix, caller_id, models, limits, metadata, status, extract(epoch FROM created_at) * 1000 AS created_ms,
-  extract(epoch FROM last_used_at) * 1000 AS used_ms, extract(epoch FROM expires_at) * 1000 AS expires_ms, created_at::text AS cursor_at`;
+  extract(epoch FROM last_used_at) * 1000 AS used_ms, extract(epoch FROM expires_at) * 1000 AS expires_ms, ${cursorTime('created_at')} AS cursor_at`;
 
 const ms = (v: unknown): number | null => (v === null || v === undefined ? null : Math.round(Number(v)));
 
@@ -43,7 +44,7 @@ export async function getKey(db: PgQueryable, s: string, keyId: string): Promise
 
 export async function listKeys(db: PgQueryable, s: string, q: { callerId?: string; limit?: number; after?: string }): Promise<Page<KeyRecord>> {
   const limit = pageSize(q.limit);
-  const after = decodeCursor(q.after, (v): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'));
+  const after = decodeCursor(q.after, isCursor);
   const { rows } = await db.query(`SELECT ${COLUMNS} FROM ${s}.callers
     WHERE ($1::text IS NULL OR caller_id = $1) AND ($2::timestamptz IS NULL OR (created_at, key_id) < ($2::timestamptz, $3::text))
     ORDER BY created_at DESC, key_id DESC LIMIT ${limit + 1}`, [q.callerId ?? null, after?.[0] ?? null, after?.[1] ?? null]);

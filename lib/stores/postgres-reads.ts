@@ -1,10 +1,10 @@
 /** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
 import { fromPico, toPico } from '../billing/money';
 import type { PgQueryable } from './migrate';
-import { checkRange, decodeCursor, encodeCursor, pageSize, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
+import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
 import { GatewayError } from '../errors';
 import type { PgResult } from './migrate';
-import { alreadyResolved, checkDecision, resolvedStatus, type ReviewPage, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
+import { alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
 import type { AuditEntry, AuditQuery } from './audit';
 import type { RequestLogEntry } from './types';
 
@@ -14,8 +14,22 @@ export const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : 
 /** A numeric PostgreSQL returned, as the store contract's decimal string (no trailing zeros; rows before v7 cost their charge). */
 export const decimal = (v: unknown): string => fromPico(toPico(String(v ?? 0)) ?? 0n);
 
-/** A cursor of a time (as PostgreSQL wrote it) and an id. */
-const isCursor = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string');
+/** A cursor of `n` strings. */
+const strings = (n: number) => (v: unknown): v is string[] => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'string');
+
+/** A timestamptz column as a cursor's time: exact to the microsecond, the same whatever the session's DateStyle and TimeZone. */
+export const cursorTime = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const CURSOR_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** A cursor of a time (as cursorTime() wrote it: a real one, so the cast back never fails) and an id. */
+export const isCursor = (v: unknown): v is [string, string] => {
+  const date = strings(2)(v) ? CURSOR_TIME.exec(v[0] as string) : null;
+  return date !== null && utcDay(Date.parse((v as string[])[0] as string) || 0) === date[1];
+};
+
+/** A cursor of a bigserial id (digits). */
+const isId = (v: unknown): v is string => typeof v === 'string' && /^\d{1,18}$/.test(v);
 
 /** A WHERE clause built from the filters present, with numbered parameters. */
 class Where {
@@ -40,16 +54,17 @@ class Where {
 export async function listLedger(db: PgQueryable, s: string, q: ReadQuery): Promise<Page<LedgerEntry>> {
   checkRange(q);
   const limit = pageSize(q.limit);
-  const after = decodeCursor(q.after, (v): v is string => typeof v === 'string' && /^\d+$/.test(v));
+  const after = decodeCursor(q.after, isId);
   const w = new Where();
   w.add((p) => `caller_id = ${p}`, q.callerId);
   w.add((p) => `at >= to_timestamp(${p}::double precision / 1000)`, q.from);
   w.add((p) => `at < to_timestamp(${p}::double precision / 1000)`, q.to);
   w.add((p) => `id < ${p}::bigint`, after);
-  const { rows } = await db.query(`SELECT id::text, caller_id, coalesce(request_id, refers_to) AS request_id, amount, kind, extract(epoch FROM at) * 1000 AS at
+  // The id is sent as text under another name: ORDER BY id would pick an output column `id`, and sort its text.
+  const { rows } = await db.query(`SELECT id::text AS entry_id, caller_id, coalesce(request_id, refers_to) AS request_id, amount, kind, extract(epoch FROM at) * 1000 AS at
     FROM ${s}.ledger ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}`, w.values);
   const items = rows.slice(0, limit).map((r): LedgerEntry => ({
-    id: r.id as string, callerId: r.caller_id as string, requestId: (r.request_id as string | null) ?? null,
+    id: r.entry_id as string, callerId: r.caller_id as string, requestId: (r.request_id as string | null) ?? null,
     amount: num(r.amount), kind: r.kind as LedgerEntry['kind'], at: Math.round(num(r.at)),
   }));
   return { items, next: rows.length > limit && items.length > 0 ? encodeCursor(items.at(-1)?.id) : null };
@@ -69,7 +84,7 @@ export async function listRequests(db: PgQueryable, s: string, q: RequestQuery):
   w.add((p) => `started_at >= to_timestamp(${p}::double precision / 1000)`, q.from);
   w.add((p) => `started_at < to_timestamp(${p}::double precision / 1000)`, q.to);
   if (after) w.addPair((at, id) => `(started_at, request_id) < (${at}::timestamptz, ${id}::text)`, after[0], after[1]);
-  const { rows } = await db.query(`SELECT *, extract(epoch FROM started_at) * 1000 AS started_ms, started_at::text AS cursor_at
+  const { rows } = await db.query(`SELECT *, extract(epoch FROM started_at) * 1000 AS started_ms, ${cursorTime('started_at')} AS cursor_at
     FROM ${s}.request_log ${w.sql} ORDER BY started_at DESC, request_id DESC LIMIT ${limit + 1}`, w.values);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -87,20 +102,31 @@ function entryOf(r: Record<string, unknown>): RequestLogEntry {
   };
 }
 
-export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: number; to: number }): Promise<SpendRow[]> {
+/** A spend cursor: the last row's day (a real one: it is cast to a date), caller and model. */
+const isSpendCursor = (v: unknown): v is [string, string, string] => strings(3)(v) && /^\d{4}-\d{2}-\d{2}$/.test(v[0] as string) && utcDay(Date.parse(v[0] as string) || 0) === v[0];
+
+/** Spend by day, caller and model, a page at a time (the cursor is the last row's day, caller and model). */
+export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: number; to: number }): Promise<Page<SpendRow>> {
   checkRange(q);
+  const limit = pageSize(q.limit);
+  const after = decodeCursor(q.after, isSpendCursor);
+  const day = `to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
   const w = new Where();
   w.add((p) => `started_at >= to_timestamp(${p}::double precision / 1000)`, q.from);
   w.add((p) => `started_at < to_timestamp(${p}::double precision / 1000)`, q.to);
   w.add((p) => `caller_id = ${p}`, q.callerId);
-  const { rows } = await db.query(`SELECT caller_id, model, to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS requests,
-      sum(coalesce(cost, charge))::text AS cost, sum(charge) AS charge, coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
-    FROM ${s}.request_log ${w.sql} AND caller_id IS NOT NULL AND model IS NOT NULL
-    GROUP BY 1, 2, 3 ORDER BY 3, 1, 2`, w.values);
-  return rows.map((r) => ({
+  w.add((p) => `started_at >= ${p}::date::timestamp AT TIME ZONE 'UTC'`, after?.[0]); // earlier days are not read again
+  const n = w.values.length;
+  const { rows } = await db.query(`SELECT ${day} AS day, caller_id, model, count(*)::int AS requests, sum(coalesce(cost, charge))::text AS cost, sum(charge) AS charge,
+      coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
+    FROM ${s}.request_log ${w.sql} AND caller_id IS NOT NULL AND model IS NOT NULL GROUP BY 1, 2, 3
+    ${after ? `HAVING (${day}, caller_id, model) > ($${n + 1}, $${n + 2}, $${n + 3})` : ''} ORDER BY 1, 2, 3 LIMIT ${limit + 1}`, [...w.values, ...(after ?? [])]);
+  const items = rows.slice(0, limit).map((r): SpendRow => ({
     callerId: r.caller_id as string, model: r.model as string, day: r.day as string, requests: r.requests as number,
     cost: decimal(r.cost), charge: num(r.charge), inputTokens: num(r.input), outputTokens: num(r.output),
   }));
+  const last = items.at(-1);
+  return { items, next: rows.length > limit && last ? encodeCursor([last.day, last.callerId, last.model]) : null };
 }
 
 /** A review row as the store contract shows it. */
@@ -120,13 +146,13 @@ type Run = (name: 'listReviews' | 'resolveReview', values: unknown[]) => Promise
 
 
 /** Reviews oldest first (open ones only unless `open: false`), a page at a time. */
-export async function listReviews(run: Run, query: ReviewQuery): Promise<ReviewPage> {
+export async function listReviews(run: Run, query: ReviewQuery): Promise<Page<ReviewRecord>> {
   const limit = pageSize(query.limit);
   const after = decodeCursor(query.after, isCursor);
   const { rows } = await run('listReviews', [query.callerId ?? null, query.open ?? true, after?.[0] ?? null, after?.[1] ?? null, null, limit + 1]);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { reviews: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
+  return { items: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };
 }
 
 /** Charges or waives one review, exactly once across instances (see ReviewStore). */
@@ -141,11 +167,11 @@ export async function resolveReview(run: Run, decision: ResolveReview): Promise<
 /** The audit trail newest first, optionally of one target. */
 export async function listAudit(db: PgQueryable, s: string, q: AuditQuery): Promise<Page<AuditEntry>> {
   const limit = pageSize(q.limit);
-  const after = decodeCursor(q.after, (v): v is string => typeof v === 'string' && /^\d+$/.test(v));
+  const after = decodeCursor(q.after, isId);
   const w = new Where();
   w.add((p) => `target = ${p}`, q.target);
   w.add((p) => `id < ${p}::bigint`, after);
-  const { rows } = await db.query(`SELECT id::text, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after
+  const { rows } = await db.query(`SELECT id::text AS entry_id, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after
     FROM ${s}.audit ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}`, w.values);
   const items = rows.slice(0, limit).map(auditOf);
   return { items, next: rows.length > limit && items.length > 0 ? encodeCursor(items.at(-1)?.id) : null };
@@ -153,5 +179,5 @@ export async function listAudit(db: PgQueryable, s: string, q: AuditQuery): Prom
 
 /** An audit row as the store contract shows it. */
 export function auditOf(r: Record<string, unknown>): AuditEntry {
-  return { id: r.id as string, at: Math.round(num(r.at)), actor: r.actor as string, action: r.action as string, target: r.target as string, before: r.before ?? null, after: r.after ?? null };
+  return { id: r.entry_id as string, at: Math.round(num(r.at)), actor: r.actor as string, action: r.action as string, target: r.target as string, before: r.before ?? null, after: r.after ?? null };
 }

@@ -1,4 +1,5 @@
 import { findKeySql } from './postgres-keys';
+import { cursorTime } from './postgres-reads';
 
 /** The SQL of PostgresStore: each money movement is one statement (a settlement batch, one transaction). */
 
@@ -78,16 +79,18 @@ export function statements(s: string) {
         ON CONFLICT (key_hash) DO UPDATE SET caller_id = $2, models = $3, limits = $4,
           status = CASE WHEN ${s}.callers.status = 'revoked' OR $5::boolean IS NULL THEN ${s}.callers.status WHEN $5 THEN 'disabled' ELSE 'active' END)
       INSERT INTO ${s}.balances (caller_id) VALUES ($2) ON CONFLICT DO NOTHING`,
-    // Exactly once per idempotency key: the balance moves only with the ledger row the key inserts.
-    credit: `WITH l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind, idempotency_key) VALUES ($1, $2, 'credit', $3)
+    // Exactly once per idempotency key: the balance moves only with the ledger row the key inserts,
+    // and only into an account that exists (a balances row) unless $4 opens it.
+    credit: `WITH a AS (SELECT EXISTS (SELECT 1 FROM ${s}.balances WHERE caller_id = $1) AS known),
+      l AS (INSERT INTO ${s}.ledger (caller_id, amount, kind, idempotency_key) SELECT $1, $2, 'credit', $3 FROM a WHERE a.known OR $4::boolean
         ON CONFLICT (idempotency_key) DO NOTHING RETURNING amount),
       b AS (INSERT INTO ${s}.balances (caller_id, balance) SELECT $1, amount FROM l
         ON CONFLICT (caller_id) DO UPDATE SET balance = ${s}.balances.balance + EXCLUDED.balance)
-      SELECT (SELECT count(*) FROM l)::int AS applied, x.caller_id, x.amount
+      SELECT (SELECT count(*) FROM l)::int AS applied, (SELECT known FROM a) AS known, x.caller_id, x.amount
       FROM (SELECT 1) one LEFT JOIN ${s}.ledger x ON x.idempotency_key = $3`,
-    // Reviews oldest first, with the upstream from the log; `cursor_at` is the exact timestamp as text.
+    // Reviews oldest first, with the upstream from the log; `cursor_at` is the exact timestamp as text (see cursorTime).
     listReviews: `SELECT r.request_id, r.caller_id, r.model, r.endpoint, r.charge, r.usage, g.upstream,
-        extract(epoch FROM r.created_at) * 1000 AS at, r.created_at::text AS cursor_at,
+        extract(epoch FROM r.created_at) * 1000 AS at, ${cursorTime('r.created_at')} AS cursor_at,
         r.resolution, r.resolved_charge, r.resolved_by, r.reason, extract(epoch FROM r.resolved_at) * 1000 AS resolved_at
       FROM ${s}.reviews r LEFT JOIN ${s}.request_log g USING (request_id)
       WHERE ($1::text IS NULL OR r.caller_id = $1) AND (NOT $2::boolean OR r.resolved_at IS NULL)
@@ -103,7 +106,7 @@ export function statements(s: string) {
         g AS (UPDATE ${s}.request_log SET charge = charge + $3::bigint, billing_status = $6 WHERE request_id = $1 AND EXISTS (SELECT 1 FROM r))
       SELECT count(*)::int AS applied FROM r`,
     appendAudit: `INSERT INTO ${s}.audit (actor, action, target, before, after) VALUES ($1, $2, $3, $4, $5)
-      RETURNING id::text, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after`,
+      RETURNING id::text AS entry_id, extract(epoch FROM at) * 1000 AS at, actor, action, target, before, after`,
     balance: `SELECT balance, held, carry, (SELECT coalesce(sum(amount), 0) FROM ${s}.ledger WHERE caller_id = $1) AS ledger
       FROM ${s}.balances WHERE caller_id = $1`,
   });

@@ -2,7 +2,7 @@
 import type { Caller } from '../types';
 import { Batcher } from './batcher';
 import { hashKey } from './hash';
-import { checkCredit, checkProvision, replayOf, type Credit, type CreditResult } from './credit';
+import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
 import * as reads from './postgres-reads';
 import * as pgKeys from './postgres-keys';
 import * as stats from './postgres-stats';
@@ -10,7 +10,7 @@ import { prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKe
 import { decimal, num } from './postgres-reads';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
-import type { ReviewPage, ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
+import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
@@ -186,15 +186,17 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   async credit(credit: Credit): Promise<CreditResult> {
     const change = checkCredit(credit, 'PostgresStore');
     for (let n = 0; n < 3; n++) {
-      const row = (await this.run('credit', [change.callerId, change.amount, change.idempotencyKey])).rows[0] as { applied: number; caller_id: string | null; amount: unknown } | undefined;
+      const row = (await this.run('credit', [change.callerId, change.amount, change.idempotencyKey, credit.createAccount === true])).rows[0] as
+        { applied: number; known: boolean; caller_id: string | null; amount: unknown } | undefined;
       if (row?.applied === 1) return { ...change, applied: true };
       // Inserted by another transaction: read it (it may have committed after this statement's snapshot).
       if (row?.caller_id) return replayOf(change, { callerId: row.caller_id, amount: num(row.amount), idempotencyKey: change.idempotencyKey });
+      if (row?.known === false && credit.createAccount !== true) throw noAccountError(change.callerId);
     }
     throw new Error(`PostgresStore.credit: idempotency key "${change.idempotencyKey}" could not be read back.`);
   }
 
-  listReviews(query: ReviewQuery = {}): Promise<ReviewPage> {
+  listReviews(query: ReviewQuery = {}): Promise<Page<ReviewRecord>> {
     return reads.listReviews((name, values) => this.run(name, values), query);
   }
 
@@ -220,17 +222,13 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     return reads.auditOf(row as Record<string, unknown>);
   }
 
-  listAudit(query: AuditQuery = {}): Promise<Page<AuditEntry>> {
-    return reads.listAudit(this.pool, this.schema, query);
-  }
+  listAudit(query: AuditQuery = {}): Promise<Page<AuditEntry>> { return reads.listAudit(this.pool, this.schema, query); }
 
-  listLedger(query: ReadQuery = {}): Promise<Page<LedgerEntry>> {
-    return reads.listLedger(this.pool, this.schema, query);
-  }
+  listLedger(query: ReadQuery = {}): Promise<Page<LedgerEntry>> { return reads.listLedger(this.pool, this.schema, query); }
 
   listRequests(query: RequestQuery = {}): Promise<Page<RequestLogEntry>> { return reads.listRequests(this.pool, this.schema, query); }
 
-  spend(query: ReadQuery & { from: number; to: number }): Promise<SpendRow[]> { return reads.spend(this.pool, this.schema, query); }
+  spend(query: ReadQuery & { from: number; to: number }): Promise<Page<SpendRow>> { return reads.spend(this.pool, this.schema, query); }
 
   listAccounts(query: AccountQuery = {}): Promise<Page<AccountRow>> { return stats.listAccounts(this.pool, this.schema, query); }
   requestSeries(query: SeriesQuery): Promise<SeriesPoint[]> { return stats.requestSeries(this.pool, this.schema, query); }
@@ -238,7 +236,8 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Balance, live holds, the remainder owed below one unit, and the ledger sum (must equal the balance). */
   async getAccount(callerId: string): Promise<Account> {
     const row = (await this.run('balance', [callerId])).rows[0];
-    return row ? { balance: num(row.balance), held: num(row.held), carry: decimal(row.carry), ledger: num(row.ledger) } : { balance: 0, held: 0, carry: '0', ledger: 0 };
+    if (!row) throw noAccountError(callerId);
+    return { balance: num(row.balance), held: num(row.held), carry: decimal(row.carry), ledger: num(row.ledger) };
   }
 
   /** Stops the sweeper and its pool listener (the pool is the host's to end). */

@@ -2,7 +2,11 @@
 import { GatewayError } from '../errors';
 import type { Awaitable, BillingStatus, RequestLogEntry } from './types';
 
-/** A page of records, newest first; `next` continues it. */
+/**
+ * A page of a list in its fixed order; `next` continues it (null on the last page). Walking the
+ * pages gives every entry that existed when the walk began exactly once, whatever the page size
+ * and however many entries share a time: a cursor names the last entry's place in the order.
+ */
 export interface Page<T> {
   items: T[];
   next: string | null;
@@ -21,7 +25,7 @@ export interface Account {
 
 /** One movement of money. */
 export interface LedgerEntry {
-  /** Ordered by time within a store. */
+  /** A whole number, as a string, that grows with every entry of a store (lists order by its value, never its text). */
   id: string;
   callerId: string;
   /** The request it charged, or the request a review resolution charged. */
@@ -71,11 +75,14 @@ export interface SpendRow {
 
 /** Reads every built-in store offers. */
 export interface LedgerReads {
+  /** A caller's money; throws a `not_found_error` GatewayError for a caller with no account (see Credit). */
   getAccount(callerId: string): Awaitable<Account>;
+  /** Newest first: by id (a number, as a string), which grows with time. */
   listLedger(query?: ReadQuery): Awaitable<Page<LedgerEntry>>;
+  /** Newest first: by `startedAt`, then by request id. */
   listRequests(query?: RequestQuery): Awaitable<Page<RequestLogEntry>>;
-  /** Spend per caller × model × UTC day of the requests started in [from, to). */
-  spend(query: ReadQuery & { from: number; to: number }): Awaitable<SpendRow[]>;
+  /** Spend per caller × model × UTC day of the requests started in [from, to), by day, caller, then model. */
+  spend(query: ReadQuery & { from: number; to: number }): Awaitable<Page<SpendRow>>;
 }
 
 /** Checks the time range of a query; throws a 400 naming the field. */

@@ -1,6 +1,7 @@
 /** Requests flagged for review: what was observed, and their resolution (charge or waive), once. */
 import { GatewayError } from '../errors';
 import type { Usage } from '../types';
+import type { Page } from './reads';
 
 /** How a review was settled: an amount charged (0 when waived), by whom, why, when. */
 export interface ReviewResolution {
@@ -39,11 +40,8 @@ export interface ResolveReview {
   reason: string;
 }
 
-/** A page of reviews, oldest first; `next` continues it. */
-export interface ReviewPage {
-  reviews: ReviewRecord[];
-  next: string | null;
-}
+/** A page of reviews, oldest first (by time, then request id); `next` continues it. */
+export type ReviewPage = Page<ReviewRecord>;
 
 /** Which reviews to list. */
 export interface ReviewQuery {

@@ -27,6 +27,7 @@ export class CallContext implements UpstreamCallContext {
     readonly requestId: string,
     readonly usage: UsageRecorder,
     private readonly log: AttemptLog,
+    readonly forwardHeaders?: Readonly<Record<string, string>>,
   ) {}
 
   /** Records one attempt at an upstream (failover()): it becomes the request's current upstream. */

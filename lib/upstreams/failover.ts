@@ -112,5 +112,8 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   const counters = (adapters as readonly MessagesAdapter[]).every((a) => typeof a.countTokens === 'function');
   const countTokens = (request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> =>
     run(ctx, (a) => (a.countTokens as NonNullable<MessagesAdapter['countTokens']>).call(a, request, ctx));
-  return Object.freeze({ kind: 'messages' as const, name, create, stream, ...(counters ? { countTokens } : {}) });
+  // The members' common format prices the model's cache figures; members of two formats have none.
+  const formats = new Set((adapters as readonly MessagesAdapter[]).map((a) => a.format));
+  const format = formats.size === 1 ? [...formats][0] : undefined;
+  return Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
 }

@@ -1,8 +1,8 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, `ctx.work`. */
-import type { NextFunction, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
-import { toGatewayError } from '../errors';
+import { GatewayError, toGatewayError } from '../errors';
 import { CallContext } from './call-context';
 import type { MessagesRequest } from '../types';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
@@ -27,9 +27,10 @@ export function startCall(
   next: NextFunction,
   upstreamName: string,
   run: (call: UpstreamCallContext) => Promise<void>,
+  agent?: AgentCall,
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
-  const call = new CallContext(ctx.requestId, ctx.usage, ctx);
+  const call = new CallContext(ctx.requestId, ctx.usage, ctx, agent?.forwardHeaders);
   ctx.upstreamCall = call;
   onResponseClose(ctx, abortUnfinished);
   ctx.upstream = upstreamName;
@@ -43,7 +44,7 @@ export function startCall(
       call.ended = true;
       ctx.work = undefined;
       if (!res.headersSent && !res.destroyed) {
-        next(err);
+        next(agent ? inUpstreamWords(err, agent) : err);
         return;
       }
       const error = toGatewayError(err);
@@ -70,19 +71,56 @@ export function modelFor<K extends 'messages' | 'rerank'>(
   return undefined;
 }
 
-/** The body sent to a Messages adapter: the upstream model name, `temperature` only where the model takes it. */
+/**
+ * The body sent to a Messages adapter: the upstream model name, `temperature` only where the model
+ * takes it. An agent-ready model's body keeps every field as the caller sent it (`stream` included,
+ * in its place); a V1 body leaves `stream` to the adapter.
+ */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
-  const { stream: _stream, ...rest } = body;
-  const request: MessagesRequest = { ...rest, model: model.upstreamModel ?? model.id };
+  const request: MessagesRequest = { ...body, model: model.upstreamModel ?? model.id };
+  if (model.agentReady !== true) delete request.stream;
   if (model.temperature === false) delete request.temperature;
   return request;
 }
 
-/** A Messages call's model, adapter and upstream request (its output bound recorded), or undefined once `next` has the error. */
-export function messagesCallFor(ctx: GatewayContext, body: MessagesRequest, next: NextFunction): { model: Readonly<ModelEntry>; adapter: MessagesAdapter; request: MessagesRequest } | undefined {
+/** Headers an agent-ready model's call forwards upstream as the caller sent them. */
+const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
+
+/** What an agent-ready model's call carries: the caller's version and beta headers, and the names its errors are told in. */
+export interface AgentCall {
+  forwardHeaders: Readonly<Record<string, string>>;
+  upstreamModel: string;
+  publicModel: string;
+}
+
+/** The agent part of a call to `model` (undefined for a V1 model). */
+export function agentCallOf(req: Request, model: Readonly<ModelEntry>): AgentCall | undefined {
+  if (model.agentReady !== true) return undefined;
+  const forwardHeaders: Record<string, string> = {};
+  for (const name of FORWARDED) {
+    const value = req.headers[name];
+    if (typeof value === 'string') forwardHeaders[name] = value;
+    else if (Array.isArray(value)) forwardHeaders[name] = value.join(','); // betas sent in several headers are one list
+  }
+  return { forwardHeaders, upstreamModel: model.upstreamModel ?? model.id, publicModel: model.id };
+}
+
+/**
+ * An agent-ready model's failure before its answer began: an upstream's own words about the
+ * caller's request keep their type and wording (its upstream model name told as the public one);
+ * anything else stays the safe text.
+ */
+function inUpstreamWords(err: unknown, agent: AgentCall): unknown {
+  if (!(err instanceof GatewayError) || err.upstreamMessage === undefined) return err;
+  const message = err.upstreamMessage.split(agent.upstreamModel).join(agent.publicModel);
+  return new GatewayError(err.code, message, { detail: err.detail, cause: err });
+}
+
+/** A Messages call's model, adapter, upstream request (its output bound recorded) and agent part, or undefined once `next` has the error. */
+export function messagesCallFor(ctx: GatewayContext, req: Request, next: NextFunction): { model: Readonly<ModelEntry>; adapter: MessagesAdapter; request: MessagesRequest; agent: AgentCall | undefined } | undefined {
   const resolved = modelFor(ctx, 'messages', next);
   if (!resolved) return undefined;
-  const request = upstreamMessagesRequest(body, resolved.model);
+  const request = upstreamMessagesRequest(req.body as MessagesRequest, resolved.model);
   ctx.usage.boundOutput(request.max_tokens);
-  return { ...resolved, request };
+  return { ...resolved, request, agent: agentCallOf(req, resolved.model) };
 }

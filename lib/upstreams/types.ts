@@ -1,8 +1,13 @@
 /** The adapter contract: how the gateway calls an upstream provider. */
+import type { UpstreamFormat } from '../billing/figures';
 import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem, Usage } from '../types';
 
-/** Token and unit figures an adapter may report; each is what the upstream said, never a guess. */
-export type UsageFigures = Partial<Omit<Usage, 'provenance'>>;
+/**
+ * Token and unit figures an adapter may report; each is what the upstream said, never a guess.
+ * An upstream that reports cache writes only as a total gives `cacheCreationInputTokens`; the part
+ * its 5m/1h breakdown does not cover is billed as 5-minute writes.
+ */
+export type UsageFigures = Partial<Omit<Usage, 'provenance'>> & { cacheCreationInputTokens?: number };
 
 /**
  * Receives the usage the upstream confirmed. `report` may be called many times with
@@ -24,6 +29,12 @@ export interface UpstreamCallContext {
   usage: UsageRecorder;
   /** Records one attempt at an upstream (used by failover()); goes to the request log. */
   recordAttempt?: (attempt: UpstreamAttempt) => void;
+  /**
+   * Request headers to forward upstream as the caller sent them: for an agent-ready model,
+   * `anthropic-version` and `anthropic-beta` (an Anthropic upstream sends them instead of its own
+   * version; the betas are never filtered). Absent for V1 models.
+   */
+  forwardHeaders?: Readonly<Record<string, string>>;
 }
 
 /** One attempt at an upstream, as the request log keeps it. */
@@ -49,6 +60,11 @@ export interface MessagesAdapter {
   readonly kind: 'messages';
   /** Short name for logs. */
   readonly name: string;
+  /**
+   * The wire format it speaks upstream: prices a model leaves out default by it (see Pricing).
+   * Default: none (cache figures are then priced as input).
+   */
+  readonly format?: UpstreamFormat;
   create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse>;
   stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamItem>;
   /**
@@ -58,8 +74,11 @@ export interface MessagesAdapter {
   countTokens?(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number>;
 }
 
-/** What count_tokens sends an adapter: a Messages request without output settings. */
-export type CountTokensRequest = Pick<MessagesRequest, 'model' | 'messages' | 'system'>;
+/**
+ * What count_tokens sends an adapter: a V1 model's model, messages and system; an agent-ready
+ * model's whole body as the caller sent it (tools, thinking…), its model name the upstream's.
+ */
+export type CountTokensRequest = Pick<MessagesRequest, 'model' | 'messages' | 'system'> & Partial<Omit<MessagesRequest, 'model' | 'messages' | 'system'>>;
 
 /** Upstream for `POST /v1/rerank`: returns results sorted by relevance, highest first. */
 export interface RerankAdapter {

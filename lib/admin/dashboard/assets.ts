@@ -31,14 +31,15 @@ export interface Asset {
   gzip: Buffer;
 }
 
+/** A file to serve, by its extension (".js"). */
+export const assetOf = (extension: string, body: Buffer): Asset => ({ type: TYPES[extension] as string, body, gzip: gzipSync(body, { level: 9 }) });
+
 /** Every servable file under `dir` by its path with forward slashes ("pages/keys.js"); nothing else can be named. */
-export function loadAssets(dir = PUBLIC_DIR, prefix = '', assets = new Map<string, Asset>()): ReadonlyMap<string, Asset> {
+export function loadAssets(dir = PUBLIC_DIR, prefix = '', assets = new Map<string, Asset>()): Map<string, Asset> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) loadAssets(path.join(dir, entry.name), `${prefix}${entry.name}/`, assets);
-    const type = TYPES[path.extname(entry.name)];
-    if (!entry.isFile() || !type) continue;
-    const body = readFileSync(path.join(dir, entry.name));
-    assets.set(prefix + entry.name, { type, body, gzip: gzipSync(body, { level: 9 }) });
+    if (!entry.isFile() || !TYPES[path.extname(entry.name)]) continue;
+    assets.set(prefix + entry.name, assetOf(path.extname(entry.name), readFileSync(path.join(dir, entry.name))));
   }
   return assets;
 }

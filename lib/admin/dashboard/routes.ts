@@ -3,7 +3,8 @@ import express, { type Request, type Response, type Router } from 'express';
 import { GatewayError } from '../../errors';
 import { sendJson } from '../../wire/send-json';
 import type { AdminTokens, SessionAuth } from '../auth';
-import { loadAssets, securityHeaders, sendAsset } from './assets';
+import { assetOf, loadAssets, securityHeaders, sendAsset } from './assets';
+import { figuresModule } from './figures';
 import { SHELL_HTML, signInHtml } from './html';
 import { DashboardSessions, type DashboardSession } from './sessions';
 
@@ -52,7 +53,7 @@ export function sessionAuth(sessions: DashboardSessions): SessionAuth {
 
 /** The dashboard under `/dashboard/`, before adminAuth: the page needs a session, the sign-in page and the files do not. */
 export function dashboardRoutes(tokens: AdminTokens, sessions: DashboardSessions): Router {
-  const assets = loadAssets();
+  const assets = loadAssets().set('figures.js', assetOf('.js', Buffer.from(figuresModule())));
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   const current = (req: Request): DashboardSession | undefined => {

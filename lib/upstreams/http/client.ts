@@ -1,7 +1,7 @@
 /** The one seam for upstream HTTP calls: a POST and its body under the timeouts, failures mapped to GatewayErrors. */
 import { GatewayError } from '../../errors';
 import { callAborted, offCallAbort, onCallAbort } from '../call-context';
-import { badUpstreamAnswer, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
+import { badUpstreamAnswer, callerFacingMessage, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { ResolvedHttp } from './options';
 import type { ResponseLike, UpstreamCallContext } from '../types';
 
@@ -137,13 +137,13 @@ class UpstreamCall implements OpenResponse {
   }
 }
 
-/** POSTs JSON upstream; resolves once the headers are in, with a 2xx status, or throws GatewayError. */
-export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
+/** POSTs JSON upstream (with `headers`, default the adapter's); resolves once the headers are in, with a 2xx status, or throws GatewayError. */
+export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext, headers: Readonly<Record<string, string>> = http.headers): Promise<OpenResponse> {
   const call = new UpstreamCall(http, ctx);
   call.timer = setTimeout(expire, http.timeouts.firstByteMs, call, 'first byte');
   try {
     call.response = await http.fetch(`${http.baseURL}${path}`, {
-      method: 'POST', headers: http.headers, body: JSON.stringify(body), signal: call.controller.signal, size: http.maxResponseBytes, agent: http.agent,
+      method: 'POST', headers, body: JSON.stringify(body), signal: call.controller.signal, size: http.maxResponseBytes, agent: http.agent,
     });
   } catch (err) {
     call.done();
@@ -155,7 +155,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   if (response.status < 200 || response.status > 299) {
     const text = await call.text().catch((err: unknown) => `(body unreadable: ${String(err)})`);
     throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
-      parseRetryAfter(response.headers.get('retry-after')));
+      parseRetryAfter(response.headers.get('retry-after')), callerFacingMessage(response.status, text));
   }
   return call;
 }

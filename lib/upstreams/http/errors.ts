@@ -29,12 +29,34 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-/** Builds the GatewayError for an upstream HTTP error; `retry-after` is passed on for 429/503/529 only; `detail` is for the request log only. */
-export function upstreamError(status: number, detail: string, retryAfter?: number): GatewayError {
+/** Longest upstream message kept for an agent-ready caller. */
+const MAX_UPSTREAM_MESSAGE = 2000;
+
+/**
+ * The message of an upstream's error body (`{"error":{"message":…}}`, Anthropic's and OpenAI's
+ * shape) when the error is about the caller's own request (a 400 or 413); else undefined.
+ */
+export function callerFacingMessage(status: number, body: string): string | undefined {
+  if (status !== 400 && status !== 413) return undefined;
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof message === 'string' && message.trim() !== '' ? message.slice(0, MAX_UPSTREAM_MESSAGE) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the GatewayError for an upstream HTTP error; `retry-after` is passed on for 429/503/529
+ * only; `detail` is for the request log only; `upstreamMessage` (see callerFacingMessage) reaches
+ * callers of agent-ready models only.
+ */
+export function upstreamError(status: number, detail: string, retryAfter?: number, upstreamMessage?: string): GatewayError {
   const code = codeForUpstreamStatus(status);
   const passOn = retryAfter !== undefined && (code === 'rate_limit_error' || code === 'overloaded_error');
-  const options = passOn ? { detail, retryAfter } : { detail };
-  return new GatewayError(code, SAFE_MESSAGES[code], options);
+  return new GatewayError(code, SAFE_MESSAGES[code], {
+    detail, ...(passOn ? { retryAfter } : {}), ...(upstreamMessage === undefined ? {} : { upstreamMessage }),
+  });
 }
 
 /** Builds the GatewayError for a failed connection or a broken body. */

@@ -10,7 +10,9 @@ export function redactor(secret: string | undefined): (text: string) => string {
 /** `err` with its detail redacted, when it is a GatewayError with a detail; otherwise `err` itself. */
 export function redacted(err: unknown, redact: (text: string) => string): unknown {
   return err instanceof GatewayError && err.detail
-    ? new GatewayError(err.code, err.message, { detail: redact(err.detail), retryAfter: err.retryAfter, cause: err })
+    ? new GatewayError(err.code, err.message, {
+      detail: redact(err.detail), retryAfter: err.retryAfter, cause: err, ...(err.upstreamMessage === undefined ? {} : { upstreamMessage: redact(err.upstreamMessage) }),
+    })
     : err;
 }
 

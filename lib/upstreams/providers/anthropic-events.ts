@@ -7,19 +7,26 @@ import type { UsageFigures } from '../types';
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 
-/** Usage figures from an Anthropic `usage` object; absent or null fields are left out. */
+/**
+ * Usage figures from an Anthropic `usage` object; absent or null fields are left out. Cache writes
+ * come as their total and, when the upstream sends it, the 5-minute / 1-hour breakdown; web
+ * searches from `server_tool_use`.
+ */
 export function usageFromAnthropic(usage: Record<string, unknown> | object | null | undefined): UsageFigures {
   const figures: UsageFigures = {};
   if (!usage || typeof usage !== 'object') return figures;
   const u = usage as Record<string, unknown>;
-  const input = count(u.input_tokens);
-  const output = count(u.output_tokens);
-  const read = count(u.cache_read_input_tokens);
-  const write = count(u.cache_creation_input_tokens);
-  if (input !== undefined) figures.inputTokens = input;
-  if (output !== undefined) figures.outputTokens = output;
-  if (read !== undefined) figures.cacheReadInputTokens = read;
-  if (write !== undefined) figures.cacheCreationInputTokens = write;
+  const split = (u.cache_creation ?? undefined) as Record<string, unknown> | undefined;
+  const tools = (u.server_tool_use ?? undefined) as Record<string, unknown> | undefined;
+  const read: Array<[keyof UsageFigures, unknown]> = [
+    ['inputTokens', u.input_tokens], ['outputTokens', u.output_tokens], ['cacheReadInputTokens', u.cache_read_input_tokens],
+    ['cacheCreationInputTokens', u.cache_creation_input_tokens], ['cacheWrite5mInputTokens', split?.ephemeral_5m_input_tokens],
+    ['cacheWrite1hInputTokens', split?.ephemeral_1h_input_tokens], ['webSearchRequests', tools?.web_search_requests],
+  ];
+  for (const [field, value] of read) {
+    const n = count(value);
+    if (n !== undefined) figures[field] = n;
+  }
   return figures;
 }
 

@@ -15,6 +15,10 @@ export interface AnthropicAdapterOptions extends HttpAdapterOptions {
   version?: string;
 }
 
+/** The request with `stream` set: the same object when the caller already sent it so (its fields keep their order). */
+const withStream = (request: MessagesRequest, stream: boolean): MessagesRequest =>
+  request.stream === stream ? request : { ...request, stream };
+
 /**
  * Creates a Messages adapter for an Anthropic-format upstream (`POST {baseURL}/v1/messages`).
  * The key is sent as `x-api-key`. Default name: "anthropic".
@@ -22,9 +26,12 @@ export interface AnthropicAdapterOptions extends HttpAdapterOptions {
 export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdapter {
   const version = options.version ?? '2023-06-01';
   const http = resolveHttp(options, 'anthropic', (key) => ({ 'x-api-key': key, 'anthropic-version': version }));
+  /** The adapter's headers, with the caller's `anthropic-version` and `anthropic-beta` for an agent-ready model. */
+  const headersFor = (ctx: UpstreamCallContext): Readonly<Record<string, string>> =>
+    ctx.forwardHeaders ? { ...http.headers, ...ctx.forwardHeaders } : http.headers;
 
   async function create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> {
-    const open = await postJson(http, '/v1/messages', { ...request, stream: false }, ctx);
+    const open = await postJson(http, '/v1/messages', withStream(request, false), ctx, headersFor(ctx));
     const body = parseJson(await readText(open), http.name);
     const message = body as MessageResponse;
     if (typeof message !== 'object' || message === null || !Array.isArray(message.content) || typeof message.usage !== 'object') {
@@ -41,7 +48,7 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
    */
   async function* events(request: MessagesRequest, ctx: UpstreamCallContext, forward: boolean): AsyncGenerator<FrameBatch> {
     try {
-      const open = await postJson(http, '/v1/messages', { ...request, stream: true }, ctx);
+      const open = await postJson(http, '/v1/messages', withStream(request, true), ctx, headersFor(ctx));
       const type = open.response.headers.get('content-type') ?? '';
       if (!type.includes('text/event-stream')) {
         const text = await readText(open).catch(() => '(unreadable)');
@@ -91,7 +98,7 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
 
   /** Anthropic's own count (`/v1/messages/count_tokens`): input tokens, never billed. */
   async function countTokens(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> {
-    const open = await postJson(http, '/v1/messages/count_tokens', request, ctx);
+    const open = await postJson(http, '/v1/messages/count_tokens', request, ctx, headersFor(ctx));
     const body = parseJson(await readText(open), http.name) as { input_tokens?: unknown } | null;
     const tokens = body?.input_tokens;
     if (typeof tokens !== 'number' || !Number.isSafeInteger(tokens) || tokens < 0) {
@@ -104,6 +111,6 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
   const stream = (request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamEvent[]> =>
     events(request, ctx, false) as AsyncIterable<StreamEvent[]>;
 
-  const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, create, stream, countTokens }, http.redact);
+  const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, format: 'anthropic' as const, create, stream, countTokens }, http.redact);
   return offerForwarding(adapter, (request, ctx) => events(request, ctx, true));
 }

@@ -1,10 +1,10 @@
 /** A local stand-in upstream (no network): echoes the prompt, so the quick start works with no provider. */
+import { textOf } from '../../messages/content';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
 import type { MessagesAdapter, UpstreamCallContext } from '../types';
 
 const words = (request: MessagesRequest): string[] => {
-  const last = request.messages.at(-1)?.content ?? '';
-  const text = typeof last === 'string' ? last : last.map((b) => b.text).join(' ');
+  const text = textOf(request.messages.at(-1)?.content ?? '', ' ');
   return `[local stand-in, not a model] You said: ${text}`.split(/(?<= )/).slice(0, Math.max(1, request.max_tokens));
 };
 const inputTokens = (request: MessagesRequest): number => Math.ceil(JSON.stringify(request.messages).length / 4);
@@ -27,7 +27,7 @@ export function localStandIn(): MessagesAdapter {
   }
   async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamEvent> {
     const message = await create(request, ctx);
-    const text = message.content[0]?.text ?? '';
+    const text = textOf(message.content);
     yield { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 0 } } };
     yield { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } };
     for (const piece of text.split(/(?<= )/)) yield { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } };
@@ -35,5 +35,5 @@ export function localStandIn(): MessagesAdapter {
     yield { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } };
     yield { type: 'message_stop' };
   }
-  return Object.freeze({ kind: 'messages' as const, name: 'local-stand-in', create, stream });
+  return Object.freeze({ kind: 'messages' as const, name: 'local-stand-in', format: 'anthropic' as const, create, stream });
 }

@@ -87,5 +87,5 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     }
   }
 
-  return guardAdapter({ kind: 'messages' as const, name: http.name, create, stream }, http.redact);
+  return guardAdapter({ kind: 'messages' as const, name: http.name, format: 'openai' as const, create, stream }, http.redact);
 }

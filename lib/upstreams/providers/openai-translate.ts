@@ -1,16 +1,17 @@
 /** Translation between Anthropic Messages and OpenAI Chat Completions (request, response, usage, errors). */
 import { GatewayError, SAFE_MESSAGES } from '../../errors';
-import type { MessageResponse, MessagesRequest, TextBlock } from '../../types';
+import { isBlock, textOf } from '../../messages/content';
+import type { ContentBlock, MessageResponse, MessagesRequest, TextBlock } from '../../types';
 import { badUpstreamAnswer, codeForUpstreamStatus } from '../http/errors';
 import type { UsageFigures } from '../types';
 
 /** Which field carries the output bound upstream. */
 export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
 
-type Content = string | TextBlock[];
-const text = (content: Content): string => (typeof content === 'string' ? content : content.map((b) => b.text).join('\n'));
+type Content = string | ContentBlock[];
+const text = (content: Content): string => textOf(content, '\n');
 const parts = (content: Content): string | Array<{ type: 'text'; text: string }> =>
-  typeof content === 'string' ? content : content.map((b) => ({ type: 'text' as const, text: b.text }));
+  typeof content === 'string' ? content : content.filter((b) => isBlock(b, 'text')).map((b) => ({ type: 'text' as const, text: (b as TextBlock).text }));
 
 /** Builds the Chat Completions body for a Messages request. */
 export function toChatRequest(request: MessagesRequest, field: MaxTokensField, stream: boolean): Record<string, unknown> {
@@ -48,7 +49,6 @@ export function usageFromChat(usage: ChatUsage | null | undefined): UsageFigures
     inputTokens: Math.max(0, usage.prompt_tokens - cached),
     outputTokens: usage.completion_tokens,
     cacheReadInputTokens: cached,
-    cacheCreationInputTokens: 0,
   };
 }
 

@@ -57,8 +57,7 @@ export const send = (method, path, body, headers) => /** @type {Promise<T>} */ (
  * @template T @param {string} path @param {Query} [query] @returns {Promise<import('./shapes').Page<T>>}
  */
 export async function list(path, query) {
-  const page = /** @type {{ items?: T[], reviews?: T[], models?: T[], next?: string | null }} */ (await get(path, query));
-  return { items: page.items ?? page.reviews ?? page.models ?? [], next: page.next ?? null };
+  return get(path, query);
 }
 
 /** Who signed in (name, access) and the CSRF token of this session. @returns {Promise<{ name: string, access: 'read' | 'write', expiresAt: number }>} */

@@ -1,5 +1,8 @@
 // @ts-check
 /** How the page shows figures: money exactly as the ledger holds it (integers and decimal strings, never a float), times, usage. */
+import { USAGE_FIGURES } from './figures.js';
+
+export { PRICE_FIELDS } from './figures.js';
 
 /**
  * Integer minor units, grouped by thousands: BigInt keeps every digit.
@@ -56,17 +59,8 @@ export function duration(ms) {
 /** A count with thousands grouped. @param {number} n */
 export const count = (n) => n.toLocaleString('en-US');
 
-/** The usage figures a log row or review may hold, in display order, with their labels: the one table of known keys. */
-export const USAGE_FIGURES = /** @type {const} */ ([
-  ['inputTokens', 'Input tokens'],
-  ['cacheReadInputTokens', 'Cache read tokens'],
-  ['cacheWrite5mInputTokens', 'Cache write tokens (5 min)'],
-  ['cacheWrite1hInputTokens', 'Cache write tokens (1 h)'],
-  ['cacheCreationInputTokens', 'Cache write tokens'],
-  ['outputTokens', 'Output tokens'],
-  ['webSearchRequests', 'Web search requests'],
-  ['searchUnits', 'Search units'],
-]);
+/** A label as the table writes it, as a heading shows it ("input tokens": "Input tokens"). @param {string} label */
+export const heading = (label) => label.charAt(0).toUpperCase() + label.slice(1);
 
 /**
  * The figures a usage holds, labelled: known ones in order, then any other number under its own key.
@@ -75,23 +69,11 @@ export const USAGE_FIGURES = /** @type {const} */ ([
 export function usageRows(figures) {
   if (!figures) return [];
   const usage = /** @type {Record<string, unknown>} */ (figures);
-  /** @type {Map<string, string>} */
   const labels = new Map(USAGE_FIGURES);
-  const known = USAGE_FIGURES.filter(([key]) => typeof usage[key] === 'number').map(([key, label]) => /** @type {[string, string]} */ ([label, count(/** @type {number} */ (usage[key]))]));
+  const known = USAGE_FIGURES.filter(([key]) => typeof usage[key] === 'number').map(([key, label]) => /** @type {[string, string]} */ ([heading(label), count(/** @type {number} */ (usage[key]))]));
   const other = Object.entries(usage).filter(([key, v]) => typeof v === 'number' && !labels.has(key)).map(([key, v]) => /** @type {[string, string]} */ ([key, count(/** @type {number} */ (v))]));
   return [...known, ...other];
 }
-
-/** The prices a model may have, per million tokens, in display order: the one table of known keys. */
-export const PRICE_FIELDS = /** @type {const} */ ([
-  ['input', 'Input'],
-  ['output', 'Output'],
-  ['cacheRead', 'Cache read'],
-  ['cacheWrite', 'Cache write'],
-  ['cacheWrite5m', 'Cache write 5 min'],
-  ['cacheWrite1h', 'Cache write 1 h'],
-  ['webSearch', 'Web search'],
-]);
 
 /** A price as the catalog holds it (a number or a decimal string), shown as written. @param {unknown} price */
 export const price = (price) => (price === undefined || price === null ? '—' : String(price));

@@ -16,5 +16,7 @@ export interface ModelView {
   free: boolean;
   maxOutputTokens: number | null;
   temperature: boolean;
+  displayName: string | null;
+  createdAt: string | null;
   agentReady?: boolean;
 }

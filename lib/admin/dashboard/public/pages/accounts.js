@@ -1,7 +1,7 @@
 // @ts-check
 /** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
-import { get, list, newKey, send } from '../api.js';
-import { append, facts, field, h, table } from '../dom.js';
+import { ApiError, get, list, newKey, send } from '../api.js';
+import { append, facts, field, h, notice, table } from '../dom.js';
 import { money, time } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
@@ -28,21 +28,29 @@ export async function render(view, ctx) {
   append(view, find, h('h2', null, 'Lowest balance first'), accounts.box);
 }
 
+/** The account, or null when the caller has none yet. @param {string} path @returns {Promise<Account | null>} */
+async function accountOf(path) {
+  try {
+    return await get(path);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx @param {string} callerId */
 async function account(view, ctx, callerId) {
   const path = `accounts/${encodeURIComponent(callerId)}`;
-  const summary = h('div', { 'data-part': 'account' });
-  const showAccount = async () => {
-    /** @type {Account} */
-    const a = await get(path);
-    summary.replaceChildren(facts([
-      ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
-      ['Held by requests in flight', money(a.held)],
-      ['Available', money(a.balance - a.held)],
-      ['Carried below one unit', a.carry],
-      ['Ledger sum', money(a.ledger)],
-    ]));
-  };
+  const found = await accountOf(path);
+  /** @param {Account} a */
+  const summary = (a) => facts([
+    ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
+    ['Held by requests in flight', money(a.held)],
+    ['Available', money(a.balance - a.held)],
+    ['Carried below one unit', a.carry],
+    ['Ledger sum', money(a.ledger)],
+  ]);
+  const shown = h('div', { 'data-part': 'account' }, found ? summary(found) : notice('error', `${callerId} has no account yet: a credit with "Open the account" opens it.`));
   const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), /** @param {LedgerEntry[]} items */ (items) => table([
     { title: 'Time', cell: (r) => time(r.at) },
     { title: 'Kind', cell: (r) => r.kind },
@@ -59,21 +67,25 @@ async function account(view, ctx, callerId) {
         h('label', null, h('input', { type: 'radio', name: 'direction', value: 'credit', checked: true }), ' Credit (top up)'),
         h('label', null, h('input', { type: 'radio', name: 'direction', value: 'debit' }), ' Debit')),
       field('Amount', h('input', { name: 'amount', inputmode: 'numeric', pattern: '[0-9]*', required: true, autocomplete: 'off' }), 'Whole minor units, as the ledger counts them.'),
+      found ? null : h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'createAccount', checked: true }), ' Open the account'),
     ],
     action: async (data) => {
       const amount = whole(data, 'amount', 'Amount');
       if (!amount) throw new Error('Amount: more than 0.');
       const signed = text(data, 'direction') === 'debit' ? -amount : amount;
+      const body = { amount: signed, ...(data.get('createAccount') === 'on' ? { createAccount: true } : {}) };
       /** @type {{ applied: boolean, account: Account }} */
-      const out = await send('POST', `${path}/credits`, { amount: signed }, { 'idempotency-key': idempotencyKey });
+      const out = await send('POST', `${path}/credits`, body, { 'idempotency-key': idempotencyKey });
+      if (!found) return ctx.refresh(); // opened: shown with its ledger
       idempotencyKey = newKey();
       credit.reset();
-      await Promise.all([showAccount(), ledger.open()]);
+      shown.replaceChildren(summary(out.account));
+      await ledger.open();
       return `${out.applied ? 'Applied' : 'Already applied'}: ${money(signed, true)}. Balance ${money(out.account.balance)}.`;
     },
   });
   credit.addEventListener('input', () => { idempotencyKey = newKey(); }); // other figures: another movement
-  await Promise.all([showAccount(), ledger.open()]);
+  if (found) await ledger.open();
   view.querySelector('h1')?.append(h('span', { class: 'muted' }, ` · ${callerId}`));
-  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), summary, credit, h('h2', null, 'Ledger'), ledger.box);
+  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), shown, credit, found ? [h('h2', null, 'Ledger'), ledger.box] : null);
 }

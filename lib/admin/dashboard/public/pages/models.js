@@ -2,7 +2,7 @@
 /** Models: the live catalog with its prices; an edit replaces it through PUT /models, whose checks refuse a bad catalog (the old one serves on). */
 import { list, send } from '../api.js';
 import { append, field, h, notice, table } from '../dom.js';
-import { PRICE_FIELDS, price } from '../format.js';
+import { heading, PRICE_FIELDS, price } from '../format.js';
 import { writeForm } from '../ui.js';
 
 export const title = 'Models';
@@ -13,7 +13,10 @@ export const title = 'Models';
 export async function render(view, ctx) {
   /** @type {{ items: ModelView[] }} */
   const { items: models } = await list('models', { limit: 1000 });
-  const shown = PRICE_FIELDS.filter(([key]) => models.some((m) => m.pricing?.[key] !== undefined));
+  // The table's prices, and any other a model holds (shown and kept under its own name).
+  const labels = new Map(PRICE_FIELDS.map(([key, label]) => [key, heading(label)]));
+  const held = [...new Set(models.flatMap((m) => Object.keys(m.pricing ?? {})))];
+  const shown = [...labels.keys()].filter((key) => held.includes(key)).concat(held.filter((key) => !labels.has(key)));
   const agentReady = models.some((m) => 'agentReady' in m);
   const editor = h('div', { 'data-part': 'editor' });
   /** Replaces the catalog with `next`; refused, the message shows and nothing changed. @param {unknown} next */
@@ -22,20 +25,23 @@ export async function render(view, ctx) {
     ctx.refresh();
   };
 
+  /** The prices a model's form edits: the table's, and any other it holds. @param {ModelView} m */
+  const fields = (m) => [...labels.keys(), ...Object.keys(m.pricing ?? {}).filter((key) => !labels.has(key))];
+
   /** @param {ModelView} m */
   const edit = (m) => {
     const form = writeForm({
       ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
       fields: [
-        h('p', { class: 'muted' }, 'Token prices are minor units per million tokens, whole or with up to 6 decimals. Empty: not set.'),
-        h('div', { class: 'grid' }, PRICE_FIELDS.map(([key, label]) => field(label, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, autocomplete: 'off' })))),
+        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default).'),
+        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, autocomplete: 'off' })))),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'free', checked: m.free }), ' Free of charge'),
         'agentReady' in m ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agentReady', checked: m.agentReady }), ' Agent-ready') : null,
       ],
       action: async (data) => {
         /** @type {Record<string, unknown>} */
         const pricing = {};
-        for (const [key] of PRICE_FIELDS) {
+        for (const key of fields(m)) {
           const typed = String(data.get(`price.${key}`) ?? '').trim();
           const before = m.pricing?.[key];
           if (typed !== '') pricing[key] = before !== undefined && String(before) === typed ? before : typed; // unchanged keeps its form
@@ -67,7 +73,7 @@ export async function render(view, ctx) {
       { title: 'Model', cell: (m) => h('code', null, m.id) },
       { title: 'Kind', cell: (m) => m.capability },
       { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
-      ...shown.map(([key, label]) => ({ title: label, cell: (/** @type {ModelView} */ m) => price(m.pricing?.[key]), class: `num price-${key}` })),
+      ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => price(m.pricing?.[key]), class: `num price-${key}` })),
       ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
       { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
       { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num' },

@@ -11,7 +11,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** @typedef {import('../shapes').SeriesPoint} Point */
-/** @typedef {{ items: Point[] }} Series */
+/** @typedef {{ buckets: Point[] }} Series */
 
 /** The last 24 hours by the hour and the last 7 days by the day, each ending with the bucket of now (local time). */
 function ranges(now = new Date()) {
@@ -64,16 +64,16 @@ export async function render(view) {
   const [hourly, daily, open, lowest] = await Promise.all([
     get('stats/requests', day), get('stats/requests', week), list('reviews', { open: true, limit: 100 }), list('accounts', { limit: 5 }),
   ]);
-  const t = totals(hourly.items);
+  const t = totals(hourly.buckets);
   append(view, 
     h('div', { class: 'cards' },
-      card('Requests, 24 h', count(t.requests), `${count(totals(daily.items).requests)} in 7 days`, 'requests'),
+      card('Requests, 24 h', count(t.requests), `${count(totals(daily.buckets).requests)} in 7 days`, 'requests'),
       card('Error rate, 24 h', rate(t), `${count(t.errors)} failed`, 'errors'),
       card('Charged, 24 h', money(t.charge), `exact cost ${t.cost}`, 'charged'),
       card('Open reviews', `${open.items.length}${open.next ? '+' : ''}`, 'to charge or waive', 'reviews')),
     h('div', { class: 'charts' },
-      charts('24h', 'last 24 hours', hourly.items, (at) => time(at).slice(11, 16)),
-      charts('7d', 'last 7 days', daily.items, (at) => time(at).slice(5, 10))),
+      charts('24h', 'last 24 hours', hourly.buckets, (at) => time(at).slice(11, 16)),
+      charts('7d', 'last 7 days', daily.buckets, (at) => time(at).slice(5, 10))),
     h('h2', null, 'Lowest balances'),
     table([
       { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },

@@ -1,0 +1,70 @@
+/**
+ * Every usage figure the gateway records, defined once: its field in Usage, the price that bills
+ * it and per how many units, its name in metrics and spend, and how the upstreams' defaults price
+ * it. Usage, Pricing, the catalog's checks, the config and admin schemas, the log, metrics and
+ * spend are all derived from this table.
+ */
+
+/** The wire format an upstream speaks; it decides the default cache prices (and an agent request's path). */
+export type UpstreamFormat = 'anthropic' | 'openai';
+
+/** One figure: `price` is the Pricing field that bills it (none: never billed, flagged for review). */
+interface Figure {
+  readonly price: string | null;
+  /** Units the price is for: a million tokens, a thousand requests. */
+  readonly per: number;
+  /** Its name in metrics labels and exports. */
+  readonly name: string;
+  readonly label: string;
+  /** Which tokens it counts, in the GenAI conventions' terms (tpm counts only tokens); null for other units. */
+  readonly tokens: 'input' | 'output' | null;
+}
+
+const token = (price: string, name: string, label: string, tokens: 'input' | 'output' = 'input'): Figure => ({ price, per: 1_000_000, name, label, tokens });
+
+export const USAGE_FIGURES = Object.freeze({
+  inputTokens: token('input', 'input', 'input tokens'),
+  cacheReadInputTokens: token('cacheRead', 'cache_read', 'cache-read input tokens'),
+  cacheWrite5mInputTokens: token('cacheWrite5m', 'cache_write_5m', 'cache-write input tokens (5 minutes)'),
+  cacheWrite1hInputTokens: token('cacheWrite1h', 'cache_write_1h', 'cache-write input tokens (1 hour)'),
+  outputTokens: token('output', 'output', 'output tokens', 'output'),
+  webSearchRequests: { price: 'webSearch', per: 1_000, name: 'web_search', label: 'web search requests', tokens: null },
+  searchUnits: { price: null, per: 1, name: 'search_units', label: 'search units (never billed: flagged for review)', tokens: null },
+} as const satisfies Record<string, Figure>);
+
+/** The name of a usage figure, e.g. `cacheReadInputTokens`. */
+export type UsageFigureName = keyof typeof USAGE_FIGURES;
+
+/** The figures in table order. */
+export const FIGURE_NAMES = Object.freeze(Object.keys(USAGE_FIGURES) as UsageFigureName[]);
+
+/** A Pricing field, e.g. `cacheWrite1h`. */
+export type PriceField = NonNullable<(typeof USAGE_FIGURES)[UsageFigureName]['price']>;
+
+/** The Pricing fields in table order (`input` first). */
+export const PRICE_FIELDS = Object.freeze(FIGURE_NAMES.map((n) => USAGE_FIGURES[n].price).filter((p): p is PriceField => p !== null));
+
+/** How many units a price field is quoted for (a million tokens, a thousand requests). */
+export const perOf = (field: PriceField): number => (FIGURE_NAMES.map((n) => USAGE_FIGURES[n]).find((f) => f.price === field) as Figure).per;
+
+/** The unit a price is quoted in, for messages and documents. */
+export const priceUnit = (field: PriceField): string => (perOf(field) === 1_000_000 ? 'per million tokens' : `per ${perOf(field).toLocaleString('en-US')} requests`);
+
+/**
+ * What a price left out defaults to, in percent of the input price, per upstream format: Anthropic's
+ * multipliers (cache read 0.1×, 5-minute write 1.25×, 1-hour write 2×); OpenAI has no write fee and
+ * bills cached reads at half the input price for its older models (set `cacheRead` for newer ones);
+ * an adapter of no known format bills cache figures as input. `output` and `webSearch` default to 0.
+ */
+export const DEFAULT_PERCENT_OF_INPUT: Readonly<Record<UpstreamFormat | 'other', Readonly<Partial<Record<PriceField, number>>>>> = Object.freeze({
+  anthropic: { cacheRead: 10, cacheWrite5m: 125, cacheWrite1h: 200 },
+  openai: { cacheRead: 50, cacheWrite5m: 100, cacheWrite1h: 100 },
+  other: { cacheRead: 100, cacheWrite5m: 100, cacheWrite1h: 100 },
+});
+
+/** The tokens of a usage on one side (`input`: fresh input, cache reads and cache writes). */
+export function tokensOf(usage: Readonly<Record<UsageFigureName, number>>, side: 'input' | 'output'): number {
+  let sum = 0;
+  for (const name of FIGURE_NAMES) if (USAGE_FIGURES[name].tokens === side) sum += usage[name];
+  return sum;
+}
