@@ -31,7 +31,13 @@ export function sumDecimals(decimals) {
   const total = decimals.reduce((sum, d) => sum + toScaled(d), 0n);
   const unit = 10n ** BigInt(SCALE);
   const fraction = String(total % unit).padStart(SCALE, '0').replace(/0+$/, '');
-  return `${(total / unit).toLocaleString('en-US')}${fraction ? `.${fraction}` : ''}`;
+  return `${total / unit}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** A decimal string of minor units (a cost), its whole part grouped by thousands, every digit kept ("27073.7": "27,073.7"). @param {string} amount */
+export function decimal(amount) {
+  const [whole = '0', fraction] = amount.split('.');
+  return `${money(whole)}${fraction === undefined ? '' : `.${fraction}`}`;
 }
 
 /** The exact sum of integers of minor units. @param {number[]} units */

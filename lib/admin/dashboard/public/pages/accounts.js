@@ -52,7 +52,7 @@ async function account(view, ctx, callerId) {
   ]);
   const shown = h('div', { 'data-part': 'account' }, found ? summary(found) : notice('error', `${callerId} has no account yet: a credit with "Open the account" opens it.`));
   const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), /** @param {LedgerEntry[]} items */ (items) => table([
-    { title: 'Time', cell: (r) => time(r.at) },
+    { title: 'Time', cell: (r) => time(r.at), class: 'time' },
     { title: 'Kind', cell: (r) => r.kind },
     { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
     { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },

@@ -23,7 +23,7 @@ export async function render(view, ctx) {
     ctx.go(value ? `#/audit?${new URLSearchParams({ target: value })}` : '#/audit');
   });
   const trail = pager((after) => list('audit', { target, limit: 50, after }), /** @param {import('../shapes').AuditEntry[]} items */ (items) => table([
-    { title: 'Time', cell: (e) => time(e.at) },
+    { title: 'Time', cell: (e) => time(e.at), class: 'time' },
     { title: 'Who', cell: (e) => e.actor },
     { title: 'Action', cell: (e) => h('code', null, e.action) },
     { title: 'Target', cell: (e) => h('a', { href: `#/audit?${new URLSearchParams({ target: e.target })}` }, e.target) },

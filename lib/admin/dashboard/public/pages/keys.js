@@ -36,9 +36,9 @@ export async function render(view, ctx) {
     { title: 'Starts with', cell: (k) => h('code', null, `${k.prefix}…`) },
     { title: 'Caller', cell: (k) => h('a', { href: `#/accounts/${encodeURIComponent(k.callerId)}` }, k.callerId) },
     { title: 'Status', cell: (k) => h('span', { class: `status ${k.status}` }, k.status) },
-    { title: 'Created', cell: (k) => time(k.createdAt) },
-    { title: 'Last used', cell: (k) => time(k.lastUsedAt) },
-    { title: 'Expires', cell: (k) => time(k.expiresAt) },
+    { title: 'Created', cell: (k) => time(k.createdAt), class: 'time' },
+    { title: 'Last used', cell: (k) => time(k.lastUsedAt), class: 'time' },
+    { title: 'Expires', cell: (k) => time(k.expiresAt), class: 'time' },
     { title: 'Actions', cell: (k) => actions(k) },
   ], items, 'No keys yet.'));
 

@@ -2,7 +2,7 @@
 /** Requests: the request log filtered (caller, model, endpoint, status, billing status, time range), a page at a time; one request in full. */
 import { get, list } from '../api.js';
 import { append, facts, field, h, table } from '../dom.js';
-import { duration, localInput, money, time, usageRows } from '../format.js';
+import { decimal, duration, localInput, money, time, usageRows } from '../format.js';
 import { pager } from '../ui.js';
 
 export const title = 'Requests';
@@ -42,7 +42,7 @@ export async function render(view, ctx) {
   /** @type {Record<string, string>} */
   const query = Object.fromEntries(q);
   const log = pager((after) => list('requests', { ...query, limit: PAGE_SIZE, after }), /** @param {RequestLogEntry[]} items */ (items) => table([
-    { title: 'Time', cell: (r) => time(r.startedAt) },
+    { title: 'Time', cell: (r) => time(r.startedAt), class: 'time' },
     { title: 'Request', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, h('code', null, r.requestId)) },
     { title: 'Caller', cell: (r) => r.callerId ?? '—' },
     { title: 'Model', cell: (r) => r.model ?? '—' },
@@ -73,7 +73,7 @@ async function one(view, requestId) {
       ['Error', r.errorCode ?? '—'],
       ['Billing', r.billingStatus.replace('_', ' ')],
       ['Charge', h('span', { 'data-figure': 'charge' }, money(r.charge))],
-      ['Exact cost', h('span', { 'data-figure': 'cost' }, r.cost)],
+      ['Exact cost', h('span', { 'data-figure': 'cost' }, decimal(r.cost))],
       ['Latency', duration(r.durationMs)],
       ['First byte', duration(r.ttfbMs)],
       ['Upstream', r.upstream ?? '—'],
