@@ -142,10 +142,12 @@ it('models: the live catalog with its prices; an edit applies, an invalid catalo
   const row = page.locator('tr', { hasText: 'claude-json' });
   await expect(row.locator('.price-input').textContent()).resolves.toBe('300000');
   await row.getByRole('button', { name: 'Edit…' }).click();
+  await expect(row.locator('.price-cacheRead').textContent()).resolves.toBe('—'); // not set: the upstream format's default
   await page.getByLabel(/^Input tokens/).fill('310000.5');
+  await page.getByLabel(/^Cache-read input tokens/).fill('31000');
   await page.getByRole('button', { name: 'Save catalog' }).click();
   await page.locator('tr', { hasText: 'claude-json' }).locator('.price-input').filter({ hasText: '310000.5' }).waitFor();
-  expect(d.gateway.models.get().byId.get('claude-json')?.pricing?.input).toBe('310000.5');
+  expect(d.gateway.models.get().byId.get('claude-json')?.pricing).toEqual({ input: '310000.5', output: 1_500_000, cacheRead: '31000' });
   await shot(page, 'models');
 
   await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Edit…' }).click();

@@ -57,6 +57,14 @@ it('requests: filtered to the failed request, with its usage breakdown, charge, 
   await d.open(page, 'requests/req_older_shape');
   expect(await page.locator('tbody tr').allTextContents()).toContain('Cache-write input tokens (not split by duration)7');
 
+  // A time range: the month-old rows are outside the last day.
+  await d.open(page, 'requests?callerId=bulk');
+  await page.locator('tbody tr').first().waitFor();
+  await page.getByLabel('From').fill(new Date(Date.now() - DAY - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByText('No request matches.').waitFor();
+  expect(page.url()).toMatch(/callerId=bulk&from=\d{13}$/);
+
   // Only one page at a time crosses the wire, however long the log.
   const pages: Array<{ url: string; items: number }> = [];
   page.on('response', async (r) => { if (r.url().includes('/admin/requests?')) pages.push({ url: r.url(), items: ((await r.json()) as { items: unknown[] }).items.length }); });

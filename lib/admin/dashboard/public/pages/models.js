@@ -13,10 +13,10 @@ export const title = 'Models';
 export async function render(view, ctx) {
   /** @type {{ items: ModelView[] }} */
   const { items: models } = await list('models', { limit: 1000 });
-  // The table's prices, and any other a model holds (shown and kept under its own name).
+  // Every price of the table ("—": not set, the upstream format's default applies), and any other a model holds.
   const labels = new Map(PRICE_FIELDS.map(([key, label]) => [key, heading(label)]));
   const held = [...new Set(models.flatMap((m) => Object.keys(m.pricing ?? {})))];
-  const shown = [...labels.keys()].filter((key) => held.includes(key)).concat(held.filter((key) => !labels.has(key)));
+  const shown = [...labels.keys(), ...held.filter((key) => !labels.has(key))];
   const agentReady = models.some((m) => 'agentReady' in m);
   const editor = h('div', { 'data-part': 'editor' });
   /** Replaces the catalog with `next`; refused, the message shows and nothing changed. @param {unknown} next */
@@ -68,7 +68,8 @@ export async function render(view, ctx) {
     },
   });
 
-  append(view, 
+  append(view,
+    h('p', { class: 'muted' }, 'Prices in minor units, per the unit each one names in its form (Edit…); —: not set, the upstream format\'s default applies.'),
     table([
       { title: 'Model', cell: (m) => h('code', null, m.id) },
       { title: 'Kind', cell: (m) => m.capability },

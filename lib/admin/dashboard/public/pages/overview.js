@@ -65,7 +65,7 @@ export async function render(view) {
     get('stats/requests', day), get('stats/requests', week), list('reviews', { open: true, limit: 100 }), list('accounts', { limit: 5 }),
   ]);
   const t = totals(hourly.buckets);
-  append(view, 
+  append(view,
     h('div', { class: 'cards' },
       card('Requests, 24 h', count(t.requests), `${count(totals(daily.buckets).requests)} in 7 days`, 'requests'),
       card('Error rate, 24 h', rate(t), `${count(t.errors)} failed`, 'errors'),

@@ -60,7 +60,7 @@ export async function render(view, ctx) {
 async function one(view, requestId) {
   /** @type {RequestLogEntry} */
   const r = await get(`requests/${encodeURIComponent(requestId)}`);
-  append(view, 
+  append(view,
     h('p', null, h('a', { href: '#/requests' }, '← Request log')),
     facts([
       ['Request id', h('code', { 'data-figure': 'request-id' }, r.requestId)],

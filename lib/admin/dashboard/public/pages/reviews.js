@@ -51,7 +51,7 @@ export async function render(view, ctx) {
   });
 
   await reviews.open();
-  append(view, 
+  append(view,
     h('p', null, all ? h('a', { href: '#/reviews' }, 'Open reviews only') : h('a', { href: '#/reviews?all=1' }, 'Show resolved reviews too')),
     reviews.box);
 }
