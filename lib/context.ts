@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import type { TokenEstimate } from './billing/estimate';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
+import type { WireFormat } from './wire/error-wire';
 import type { ModelEntry } from './catalog';
 import type { Caller } from './types';
 import type { CallContext } from './upstreams/call-context';
@@ -17,6 +18,8 @@ export interface GatewayContext {
   readonly startedHr: number;
   /** Endpoint label for the log, e.g. "messages", "rerank", "chat_completions". */
   endpoint: string;
+  /** The wire format the route answers in (errors written outside its handlers, at shutdown, follow it). */
+  readonly wireFormat: WireFormat;
   caller?: Caller;
   /** How the caller authenticated. */
   authScheme?: 'x-api-key' | 'bearer';
@@ -74,9 +77,9 @@ declare global {
  * object keeps one hidden class for its whole life: stages that set `caller`, `model`, `hold`…
  * later change values, not its shape, and code shared by the stages stays monomorphic.
  */
-export function createContext(requestId: string, endpoint: string): GatewayContext {
+export function createContext(requestId: string, endpoint: string, wireFormat: WireFormat = 'anthropic'): GatewayContext {
   return {
-    requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint,
+    requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,

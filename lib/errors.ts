@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'billing_error'
   | 'permission_error'
   | 'not_found_error'
+  | 'method_not_allowed'
   | 'request_too_large'
   | 'rate_limit_error'
   | 'api_error'
@@ -20,6 +21,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   billing_error: 402,
   permission_error: 403,
   not_found_error: 404,
+  method_not_allowed: 405,
   request_too_large: 413,
   rate_limit_error: 429,
   api_error: 500,
@@ -34,6 +36,7 @@ export const SAFE_MESSAGES: Readonly<Record<ErrorCode, string>> = Object.freeze(
   billing_error: 'Insufficient balance for this request.',
   permission_error: 'This request is not permitted.',
   not_found_error: 'Not found.',
+  method_not_allowed: 'Method not allowed.',
   request_too_large: 'Request too large.',
   rate_limit_error: 'Rate limited; retry later.',
   api_error: 'Internal server error.',

@@ -1,4 +1,5 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
+import { checkKnownOptions } from './check-options';
 import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
 import type { Estimator } from './billing/estimate';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
@@ -69,9 +70,16 @@ export interface ResolvedConfig {
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
 
+/** Every option's name: a record, so the compiler checks it against GatewayOptions both ways. */
+const OPTION_NAMES = Object.keys({
+  store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
+  notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true,
+} satisfies Record<keyof GatewayOptions, true>);
+
 /** Checks and freezes the options; the caller's object is never modified. */
 export function resolveOptions(options: GatewayOptions): ResolvedConfig {
   if (!options || typeof options !== 'object') throw new TypeError('createGatewayRouter: pass an options object { store, models }.');
+  checkKnownOptions('createGatewayRouter', options, OPTION_NAMES);
   const store = options.store;
   const missing = STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) {

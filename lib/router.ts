@@ -12,7 +12,7 @@ import { gracefulShutdown } from './middleware/graceful-shutdown';
 import { jsonBody } from './middleware/json-body';
 import { limits } from './middleware/limits';
 import { listModels } from './middleware/list-models';
-import { notFound } from './middleware/not-found';
+import { methodNotAllowed, notFound } from './middleware/not-found';
 import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
@@ -21,6 +21,7 @@ import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { resolveOptions, type GatewayOptions } from './options';
+import type { WireFormat } from './wire/error-wire';
 
 /** Holds and client streams of the requests in flight. */
 function liveFigures(responses: Iterable<Response>): LiveFigures {
@@ -73,12 +74,12 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // request however often they are met.
   const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
-  const head = (endpoint?: string) => [requestId(endpoint ? { endpoint } : {}), billing, gate];
+  const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages', { models }),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages()]);
   // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
-  const chat = compose([...head('chat_completions'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat'),
+  const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat'),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions()]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
@@ -94,6 +95,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
+  // A path served here, asked with another method: 405 with `allow`.
+  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...head(), methodNotAllowed(['POST'])]));
+  router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
   if (config.notFound) router.use(paths, compose([...head(), notFound()]));
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));

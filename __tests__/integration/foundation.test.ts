@@ -71,7 +71,7 @@ describe('request log', () => {
       await request(gw.url).post('/v1/models').set({ 'x-api-key': key, ...V }).send({}),
       await request(gw.url).get('/v2/nothing-here'),
     ];
-    expect(replies.map((r) => r.status)).toEqual([400, 404, 404]);
+    expect(replies.map((r) => r.status)).toEqual([400, 405, 404]);
     await new Promise((r) => setTimeout(r, 50)); // a second line, were one written, would be there by now
     for (const reply of replies) {
       const id = reply.headers['request-id'] as string;
@@ -170,7 +170,7 @@ describe('errors of the HTTP layer', () => {
     for (const path of ['/v2/rerank?x=1', '/v1/rerank/', '/V2/RERANK']) {
       expectError(await post(path, { model: 'rr', query: 'q' }), 400, 'invalid_request_error', /documents/);
     }
-    expectError(await request(gw.url).put('/v1/messages').set({ 'x-api-key': key, ...V }).send(body), 404, 'not_found_error');
+    expectError(await request(gw.url).put('/v1/messages').set({ 'x-api-key': key, ...V }).send(body), 405, 'method_not_allowed');
   });
 
   it('works mounted under a prefix', async () => {

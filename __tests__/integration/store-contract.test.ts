@@ -263,10 +263,11 @@ describe.each(stores)('%s', (_name, make) => {
     const rest = await store.listRequests({ callerId: id, limit: 5, after: first.next as string });
     expect([...first.items, ...rest.items].map((e) => e.requestId)).toEqual([ids[2], ids[1], ids[0]]);
     const rows = (await store.spend({ from: day1 - 3_600_000, to: day2 + 3_600_000 })).items.filter((r) => r.callerId === id || r.callerId === other);
+    const figures = (inputTokens: number, outputTokens: number) => { const { provenance: _, ...all } = usageOf({ inputTokens, outputTokens }); return all; };
     expect(rows).toEqual([
-      { callerId: id, model: 'a', day: '2026-11-20', requests: 2, cost: '15', charge: 15, inputTokens: 150, outputTokens: 10 },
-      ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, cost: '7', charge: 7, inputTokens: 70, outputTokens: 5 },
-        { callerId: other, model: 'a', day: '2026-11-21', requests: 1, cost: '3', charge: 3, inputTokens: 30, outputTokens: 5 }].sort((x, y) => x.callerId.localeCompare(y.callerId)),
+      { callerId: id, model: 'a', day: '2026-11-20', requests: 2, cost: '15', charge: 15, ...figures(150, 10) },
+      ...[{ callerId: id, model: 'b', day: '2026-11-21', requests: 1, cost: '7', charge: 7, ...figures(70, 5) },
+        { callerId: other, model: 'a', day: '2026-11-21', requests: 1, cost: '3', charge: 3, ...figures(30, 5) }].sort((x, y) => x.callerId.localeCompare(y.callerId)),
     ]);
     await expect(Promise.resolve().then(() => store.listRequests({ after: 'not-a-cursor' }))).rejects.toThrow(/after: is not a cursor/);
     await expect(Promise.resolve().then(() => store.listLedger({ limit: 0 }))).rejects.toThrow(/limit: must be an integer/);
@@ -365,7 +366,7 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('veteran', 'req_old', -50, 'charge')`);
     await made.pool.query(`INSERT INTO ${old}.holds (request_id, caller_id, amount, expires_at) VALUES ('req_open', 'veteran', 30, now() + interval '1 hour')`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([3, 4, 5, 6, 7, 8, 9]);
+    expect(await store.migrate()).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await store.getAccount('veteran')).toEqual({ balance: 950, held: 30, carry: '0', ledger: 950 });
     expect(await store.findCaller(hashKey('sk-veteran'))).toMatchObject({ id: 'veteran' });
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: true });
@@ -392,7 +393,7 @@ it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrade
     await made.pool.query(`INSERT INTO ${old}.request_log (request_id, caller_id, endpoint, model, stream, status, charge, billing_status, started_at, duration_ms)
       VALUES ('req_v6', 'v6', 'messages', 'm', false, 200, 1, 'billed', now(), 1)`);
     const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
-    expect(await store.migrate()).toEqual([7, 8, 9]);
+    expect(await store.migrate()).toEqual([7, 8, 9, 10]);
     expect(await store.getAccount('v6')).toEqual({ balance: 999, held: 0, carry: '0', ledger: 999 });
     expect((await store.listRequests({ callerId: 'v6' })).items[0]).toMatchObject({ requestId: 'req_v6', cost: '1', charge: 1 }); // billed before v7: cost is its charge
     expect(await store.settle(settlement('req_v6', 'v6', '0.0258'))).toEqual({ applied: false, charge: 1 });
@@ -406,13 +407,38 @@ it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrade
   }
 });
 
+it('PostgresStore: usage recorded by the v9 schema (one cache-write total) reads as 5-minute writes after v10', async () => {
+  const made = await pgStore();
+  const old = `mgw_v9_${randomBytes(4).toString('hex')}`;
+  try {
+    await oldSchema(made.pool, old, 9);
+    const v9 = { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 300, cacheCreationInputTokens: 40, searchUnits: 0, provenance: 'confirmed' };
+    await made.pool.query(`INSERT INTO ${old}.balances (caller_id, balance) VALUES ('v9', 1000)`);
+    await made.pool.query(`INSERT INTO ${old}.settlements (request_id, caller_id, model, endpoint, charge, billing_status, usage) VALUES ('req_v9', 'v9', 'm', 'messages', 1, 'needs_review', $1)`, [v9]);
+    await made.pool.query(`INSERT INTO ${old}.reviews (request_id, caller_id, model, endpoint, charge, usage, search_units) VALUES ('req_v9', 'v9', 'm', 'messages', 1, $1, 0)`, [v9]);
+    await made.pool.query(`INSERT INTO ${old}.ledger (caller_id, request_id, amount, kind) VALUES ('v9', 'req_v9', -1, 'charge')`);
+    await made.pool.query(`INSERT INTO ${old}.request_log (request_id, caller_id, endpoint, model, stream, status, charge, billing_status, started_at, duration_ms, usage)
+      VALUES ('req_v9', 'v9', 'messages', 'm', false, 200, 1, 'needs_review', now(), 1, $1)`, [v9]);
+    const store = new PostgresStore({ pool: made.pool, schema: old, sweepIntervalMs: 0 });
+    expect(await store.migrate()).toEqual([10]);
+    const now = usageOf({ inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 300, cacheWrite5mInputTokens: 40 });
+    expect((await store.listRequests({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
+    expect((await store.listReviews({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
+    expect((await store.listLedger({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
+    store.close();
+  } finally {
+    await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
+    await made.drop();
+  }
+});
+
 it('migrate() runs once when several instances start at once, and is idempotent after', async () => {
   const made = await pgStore();
   try {
     const fresh = `${made.schema}_b`;
     const instances = [1, 2, 3].map(() => new PostgresStore({ pool: made.pool, schema: fresh, sweepIntervalMs: 0 }));
     const first = await Promise.all(instances.map((s) => s.migrate()));
-    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(first.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await instances[0]!.migrate()).toEqual([]);
     await made.pool.query(`DROP SCHEMA ${fresh} CASCADE`);
   } finally {

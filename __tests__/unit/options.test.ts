@@ -33,6 +33,17 @@ describe('createGatewayRouter options', () => {
     expect(build(options)).toThrow(message);
   });
 
+  it.each<[string, () => unknown, RegExp]>([
+    ['a router option in the wrong case', build({ bodylimit: '1mb' } as never), /^createGatewayRouter: unknown option "bodylimit"; did you mean "bodyLimit"\?$/],
+    ['a misspelt router option', build({ storeTimeoutMS: 5 } as never), /unknown option "storeTimeoutMS"; did you mean "storeTimeoutMs"\?/],
+    ['a router option like none', build({ upstreams: [] } as never), /unknown option "upstreams"; the options are store, models, versions, bodyLimit/],
+    ['an adapter option in the wrong case', () => anthropicAdapter({ baseURL: 'http://x', apikey: 'k' } as never), /^anthropic adapter: unknown option "apikey"; did you mean "apiKey"\?$/],
+    ["another adapter's option", () => openaiChatAdapter({ baseURL: 'http://x', version: '1' } as never), /openai adapter: unknown option "version"/],
+    ['a rerank adapter option', () => cohereAdapter({ baseURL: 'http://x', apiversion: 'v1' } as never), /cohere adapter: unknown option "apiversion"; did you mean "apiVersion"\?/],
+  ])('refuses %s, naming the nearest known one', (_name, make, message) => {
+    expect(make).toThrow(message);
+  });
+
   it('accepts a model marked free without pricing', () => {
     expect(build({ models: [model({ pricing: undefined, free: true })] })).not.toThrow();
   });
@@ -62,7 +73,7 @@ describe('errors', () => {
   it('has one status per code and derives status from code', () => {
     expect(ERROR_STATUS).toEqual({
       invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
-      request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+      method_not_allowed: 405, request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
     });
     const err = new GatewayError('overloaded_error', 'busy', { retryAfter: 2, detail: 'private' });
     expect([err.status, err.retryAfter, err.detail]).toEqual([529, 2, 'private']);

@@ -1,4 +1,5 @@
 /** The OpenAPI 3.1 document of the admin API, served at GET /openapi.json (schemas are JSON Schema 2020-12). */
+import { FIGURE_NAMES } from '../billing/figures';
 import { usageSchema } from '../billing/figure-schemas';
 import { VERSION } from '../version';
 import { modelSchema, modelsBodySchema } from './records';
@@ -32,7 +33,10 @@ const schemas = {
   NewKey: { type: 'object', required: ['key', 'record'], properties: { key: { type: 'string', description: 'The secret: shown this once, never again.' }, record: ref('Key'), previous: ref('Key') } },
   Account: { type: 'object', required: ['balance', 'held', 'carry', 'ledger'], properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' }, carry: { type: 'string', pattern: '^0(\\.\\d{1,12})?$' }, ledger: { type: 'integer' } } },
   CreditResult: { type: 'object', required: ['applied', 'callerId', 'amount', 'idempotencyKey', 'account'], properties: { applied: { type: 'boolean' }, callerId: { type: 'string' }, amount: { type: 'integer' }, idempotencyKey: { type: 'string' }, account: ref('Account') } },
-  LedgerEntry: { type: 'object', required: ['id', 'callerId', 'requestId', 'amount', 'kind', 'at'], properties: { id: { type: 'string' }, callerId: { type: 'string' }, requestId: { type: ['string', 'null'] }, amount: { type: 'integer' }, kind: { enum: ['credit', 'charge', 'review'] }, at: { type: 'integer' } } },
+  LedgerEntry: {
+    type: 'object', required: ['id', 'callerId', 'requestId', 'amount', 'kind', 'at', 'usage'],
+    properties: { id: { type: 'string' }, callerId: { type: 'string' }, requestId: { type: ['string', 'null'] }, amount: { type: 'integer' }, kind: { enum: ['credit', 'charge', 'review'] }, at: { type: 'integer' }, usage: { anyOf: [usage, { type: 'null' }] } },
+  },
   Request: {
     type: 'object', required: ['requestId', 'callerId', 'endpoint', 'model', 'stream', 'status', 'errorCode', 'usage', 'cost', 'charge', 'billingStatus', 'startedAt', 'durationMs', 'ttfbMs', 'upstream', 'detail', 'user', 'attempts'],
     properties: {
@@ -49,7 +53,10 @@ const schemas = {
       resolution: { anyOf: [{ type: 'null' }, { type: 'object', required: ['action', 'amount', 'by', 'reason', 'at'], properties: { action: { enum: ['charge', 'waive'] }, amount: { type: 'integer' }, by: { type: 'string' }, reason: { type: 'string' }, at: { type: 'integer' } } }] },
     },
   },
-  Spend: { type: 'object', required: ['callerId', 'model', 'day', 'requests', 'cost', 'charge', 'inputTokens', 'outputTokens'], properties: { callerId: { type: 'string' }, model: { type: 'string' }, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requests: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' }, inputTokens: { type: 'number' }, outputTokens: { type: 'number' } } },
+  Spend: {
+    type: 'object', required: ['callerId', 'model', 'day', 'requests', 'cost', 'charge', ...FIGURE_NAMES],
+    properties: { callerId: { type: 'string' }, model: { type: 'string' }, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requests: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' }, ...usage.properties },
+  },
   Audit: { type: 'object', required: ['id', 'at', 'actor', 'action', 'target', 'before', 'after'], properties: { id: { type: 'string' }, at: { type: 'integer' }, actor: { type: 'string' }, action: { type: 'string' }, target: { type: 'string' }, before: {}, after: {} } },
   /** As PUT /models takes it, with every field shown (null for what is not set). */
   Model: { ...modelSchema, required: Object.keys(modelSchema.properties) },

@@ -1,6 +1,8 @@
 /** Admin routes for what happened: the request log (filters, one by id), the audit trail, the model catalog. */
 import express, { type Router } from 'express';
-import { catalogReader, LiveCatalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
+import { pricesInEffect } from '../billing/pricing';
+import { catalogReader, formatOf, LiveCatalog, type ModelEntry, type ModelsOption } from '../catalog';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import type { BillingStatus } from '../stores/types';
 import { GatewayError } from '../errors';
@@ -9,12 +11,10 @@ import { audit, type AdminStore } from './store';
 
 const BILLING: readonly BillingStatus[] = ['billed', 'needs_review', 'not_billed', 'waived'];
 
-/** A model as PUT takes it: what GET shows (null for what is not set), or the same with fields left out. */
+/** A model as PUT takes it: what GET shows (null for what is not set; `prices` is read-only), or the same with fields left out. */
 type ModelInput = Omit<ModelEntry, 'upstream' | 'pricing' | 'maxOutputTokens' | 'displayName' | 'createdAt'> & {
-  upstream: string; pricing?: ModelEntry['pricing'] | null; maxOutputTokens?: number | null; displayName?: string | null; createdAt?: string | null;
+  upstream: string; pricing?: ModelEntry['pricing'] | null; maxOutputTokens?: number | null; displayName?: string | null; createdAt?: string | null; prices?: unknown;
 };
-
-const price = { type: ['number', 'string'] };
 
 /** One model as PUT /models takes it (the OpenAPI document's Model and the PUT body derive from it). */
 export const modelSchema = {
@@ -22,8 +22,9 @@ export const modelSchema = {
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1, description: 'An adapter by its name' },
     upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
-    displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] },
-    pricing: { type: ['object', 'null'], required: ['input'], additionalProperties: false, properties: { input: price, output: price, cacheRead: price, cacheWrite: price } },
+    displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] }, agentReady: { type: 'boolean' },
+    pricing: { ...pricingSchema, type: ['object', 'null'] },
+    prices: { ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' },
   },
 } as const;
 
@@ -31,11 +32,12 @@ export const modelSchema = {
 export const modelsBodySchema = { type: 'object', required: ['models'], additionalProperties: false, properties: { models: { type: 'array', minItems: 1, maxItems: 10_000, items: modelSchema } } } as const;
 const modelsBody = bodyOf<{ models: ModelInput[] }>(modelsBodySchema);
 
-/** A model as the admin API shows it (PUT takes it back as it is). */
+/** A model as the admin API shows it (PUT takes it back as it is): its pricing as set, and every price in effect. */
 const modelView = (m: Readonly<ModelEntry>) => ({
   id: m.id, capability: m.capability, upstream: m.upstream.name, upstreamModel: m.upstreamModel ?? m.id, pricing: m.pricing ?? null,
   free: m.free === true, maxOutputTokens: m.maxOutputTokens ?? null, temperature: m.temperature !== false,
-  displayName: m.displayName ?? null, createdAt: m.createdAt ?? null,
+  displayName: m.displayName ?? null, createdAt: m.createdAt ?? null, agentReady: m.agentReady === true,
+  prices: m.pricing ? pricesInEffect(m.pricing, formatOf(m)) : null,
 });
 
 export function recordRoutes(store: AdminStore, models: ModelsOption | undefined, upstreams: Readonly<Record<string, MessagesAdapter | RerankAdapter>>): Router {
@@ -68,7 +70,7 @@ export function recordRoutes(store: AdminStore, models: ModelsOption | undefined
     const adapters = new Map<string, MessagesAdapter | RerankAdapter>();
     for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
     for (const [name, adapter] of Object.entries(upstreams)) adapters.set(name, adapter);
-    const entries: ModelEntry[] = models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, ...m }, i) => {
+    const entries: ModelEntry[] = models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, prices: _readOnly, ...m }, i) => {
       const adapter = adapters.get(upstream);
       if (!adapter) throw new GatewayError('invalid_request_error', `models.${i}.upstream: no adapter named "${upstream}" (known: ${[...adapters.keys()].join(', ')}).`);
       return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}), ...(displayName ? { displayName } : {}), ...(createdAt ? { createdAt } : {}) };

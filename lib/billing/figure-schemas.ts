@@ -11,6 +11,13 @@ export const usageSchema = {
   },
 };
 
+/** Every price in effect, defaults applied: decimal strings of minor units. */
+export const pricesSchema = {
+  type: ['object', 'null'],
+  required: PRICE_FIELDS,
+  properties: Object.fromEntries(PRICE_FIELDS.map((field) => [field, { type: 'string' }])),
+};
+
 /** A model's prices: `input` required, each a number or a decimal string (the catalog checks the rest, naming the field). */
 export const pricingSchema = {
   type: 'object',

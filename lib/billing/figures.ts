@@ -62,6 +62,13 @@ export const DEFAULT_PERCENT_OF_INPUT: Readonly<Record<UpstreamFormat | 'other',
   other: { cacheRead: 100, cacheWrite5m: 100, cacheWrite1h: 100 },
 });
 
+/** A record with every figure, each set to `value` (in table order, so records made by it share one shape). */
+export function everyFigure<T>(value: T): Record<UsageFigureName, T> {
+  const out = {} as Record<UsageFigureName, T>;
+  for (const name of FIGURE_NAMES) out[name] = value;
+  return out;
+}
+
 /** The tokens of a usage on one side (`input`: fresh input, cache reads and cache writes). */
 export function tokensOf(usage: Readonly<Record<UsageFigureName, number>>, side: 'input' | 'output'): number {
   let sum = 0;

@@ -52,6 +52,17 @@ export function ratesOf(pricing: Pricing, format?: UpstreamFormat): Rates {
   return rates;
 }
 
+/** Every price in effect for a pricing and upstream format, defaults applied, as decimal strings of minor units per its unit. */
+export function pricesInEffect(pricing: Pricing, format?: UpstreamFormat): Record<PriceField, string> {
+  const rates = ratesOf(pricing, format);
+  const out = {} as Record<PriceField, string>;
+  for (const name of FIGURE_NAMES) {
+    const { price, per } = USAGE_FIGURES[name];
+    if (price !== null) out[price] = fromPico(BigInt(rates[name]) * BigInt(per));
+  }
+  return out;
+}
+
 /** Exact cost of the figures in pico-units; Number while every sum stays a safe integer. */
 function costPico(usage: UsageFigureCounts, rates: Rates): bigint | number {
   let fast = 0;

@@ -1,19 +1,11 @@
 /** Collects the usage an upstream confirmed during one request, with its provenance; implausible figures are flagged, never billed. */
 import type { Usage } from '../types';
 import type { UsageFigures, UsageRecorder } from '../upstreams/types';
-import { FIGURE_NAMES, type UsageFigureName } from './figures';
+import { everyFigure, FIGURE_NAMES, type UsageFigureName } from './figures';
 
 /** Largest token or unit figure believed for one request; anything above is recorded as observed and flagged for review. */
 export const MAX_USAGE_FIGURE = 1_000_000_000;
 
-type Seen = Record<UsageFigureName, number | undefined>;
-
-/** Every figure unseen, in table order: each tracker's figures have one shape. */
-const unseen = (): Seen => {
-  const out = {} as Seen;
-  for (const name of FIGURE_NAMES) out[name] = undefined;
-  return out;
-};
 
 /**
  * A UsageRecorder that keeps the latest cumulative figures and whether they were final. A figure
@@ -23,7 +15,7 @@ const unseen = (): Seen => {
  * total that the 5m/1h breakdown does not cover is never dropped.
  */
 export class UsageTracker implements UsageRecorder {
-  private readonly seen: Seen = unseen();
+  private readonly seen: Record<UsageFigureName, number | undefined> = everyFigure<number | undefined>(undefined);
   private cacheWriteTotal: number | undefined = undefined;
   private completed = false;
   private implausible = false;

@@ -34,9 +34,13 @@ function presentedKey(apiKey: string | string[] | undefined, authorization: stri
   if (header !== undefined && bearer !== undefined && header !== bearer) fail('x-api-key and authorization carry different keys.');
   const key = header ?? bearer;
   if (!key) return fail('x-api-key header or Authorization: Bearer is required.');
-  if (key.length > MAX_KEY_LENGTH) fail('invalid x-api-key');
-  return { key, scheme: header !== undefined ? 'x-api-key' : 'bearer' };
+  const scheme: AuthScheme = header !== undefined ? 'x-api-key' : 'bearer';
+  if (key.length > MAX_KEY_LENGTH) fail(INVALID[scheme]);
+  return { key, scheme };
 }
+
+/** A refused key, in the words of the header that carried it. */
+const INVALID: Readonly<Record<AuthScheme, string>> = { 'x-api-key': 'invalid x-api-key', bearer: 'authorization: invalid bearer key' };
 
 /**
  * Missing, malformed, unknown or disabled key: 401 `authentication_error`. The key itself is
@@ -61,7 +65,7 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
     }
     const admit = (caller: Caller | undefined | null): void => {
       if (!caller || caller.disabled) {
-        next(new GatewayError('authentication_error', 'invalid x-api-key'));
+        next(new GatewayError('authentication_error', INVALID[presented.scheme]));
         return;
       }
       ctx.caller = caller;

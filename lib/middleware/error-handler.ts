@@ -1,14 +1,18 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
 import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
-import { errorBody, openaiErrorBody, toGatewayError } from '../errors';
+import { toGatewayError } from '../errors';
+import { errorJson, type WireFormat } from '../wire/error-wire';
 import { bodyParserError } from './json-body';
 import { newRequestId } from './request-id';
 
 /** Options of errorHandler(). */
 export interface ErrorHandlerOptions {
-  /** `'openai'` answers `{"error":{"message","type","code","param"}}` (the chat-completions route). Default: `'anthropic'`. */
-  format?: 'anthropic' | 'openai';
+  /**
+   * `'openai'` answers `{"error":{"message","type","code","param"}}` (the chat-completions route).
+   * Default: the format requestId() gave the request, else `'anthropic'`.
+   */
+  format?: WireFormat;
 }
 
 /**
@@ -18,8 +22,8 @@ export interface ErrorHandlerOptions {
  * Mounted at app level (after the router), it also answers a host's body parser's errors,
  * with a request id of its own.
  */
-export function errorHandler({ format = 'anthropic' }: ErrorHandlerOptions = {}): ErrorRequestHandler {
-  if (format !== 'anthropic' && format !== 'openai') throw new TypeError('errorHandler: option "format" must be "anthropic" or "openai".');
+export function errorHandler({ format }: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  if (format !== undefined && format !== 'anthropic' && format !== 'openai') throw new TypeError('errorHandler: option "format" must be "anthropic" or "openai".');
   return function errorHandlerMiddleware(err, _req, res, _next) {
     const error = bodyParserError(err) ?? toGatewayError(err);
     const ctx = res.locals.gateway;
@@ -36,6 +40,6 @@ export function errorHandler({ format = 'anthropic' }: ErrorHandlerOptions = {})
     const retry = error.status >= 500 || error.status === 429;
     res.setHeader('x-should-retry', String(retry));
     if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
-    sendJson(res, format === 'openai' ? openaiErrorBody(error.code, error.message) : errorBody(error.code, error.message, requestId), error.status);
+    sendJson(res, errorJson(format ?? ctx?.wireFormat ?? 'anthropic', error.code, error.message, requestId), error.status);
   };
 }

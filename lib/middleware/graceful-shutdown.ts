@@ -3,7 +3,7 @@ import { sendJson } from '../wire/send-json';
 import type { RequestHandler, Response } from 'express';
 import { gatewayContext, onResponseClose, type CloseHook } from '../context';
 import { GatewayError } from '../errors';
-import { frame } from '../wire/sse-writer';
+import { errorFrame, errorJson } from '../wire/error-wire';
 
 /** The middleware plus `drain()`. */
 export type ShutdownGate = RequestHandler & {
@@ -21,16 +21,18 @@ export type ShutdownGate = RequestHandler & {
 
 const SHUTTING_DOWN = 'The gateway is shutting down; retry.';
 
+/** Ends a response still open at the end of the grace, in its route's own wire format. */
 function end(res: Response): void {
   if (res.writableEnded || res.destroyed) return;
   const ctx = res.locals.gateway;
+  const format = ctx?.wireFormat ?? 'anthropic';
   if (ctx) ctx.errorCode = 'overloaded_error';
   if (res.headersSent) {
-    res.end(frame({ type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN } }));
+    res.end(errorFrame(format, 'overloaded_error', SHUTTING_DOWN));
     return;
   }
   res.setHeader('x-should-retry', 'true');
-  sendJson(res, { type: 'error', error: { type: 'overloaded_error', message: SHUTTING_DOWN }, request_id: res.locals.gateway?.requestId }, 529);
+  sendJson(res, errorJson(format, 'overloaded_error', SHUTTING_DOWN, ctx?.requestId), 529);
 }
 
 /**

@@ -1,4 +1,4 @@
-/** notFound(): 404 `not_found_error` for any path the router does not serve. */
+/** notFound(): 404 `not_found_error` for any path the router does not serve; methodNotAllowed(): 405 for a path it serves with other methods. */
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../errors';
 
@@ -7,5 +7,19 @@ export function notFound(): RequestHandler {
   return function notFoundMiddleware(req, _res, next) {
     const path = req.originalUrl.split('?')[0] ?? '';
     next(new GatewayError('not_found_error', `${req.method} ${path.slice(0, 200)} was not found`));
+  };
+}
+
+/**
+ * Answers a path that exists, asked with a method it does not take: 405 `method_not_allowed`,
+ * with `allow` listing the methods it takes.
+ */
+export function methodNotAllowed(methods: readonly string[]): RequestHandler {
+  if (!Array.isArray(methods) || methods.length === 0) throw new TypeError('methodNotAllowed: pass the methods the path takes, e.g. ["POST"].');
+  const allow = methods.join(', ');
+  return function methodNotAllowedMiddleware(req, res, next) {
+    res.setHeader('allow', allow);
+    const path = req.originalUrl.split('?')[0] ?? '';
+    next(new GatewayError('method_not_allowed', `${req.method} ${path.slice(0, 200)}: this path takes ${allow}`));
   };
 }

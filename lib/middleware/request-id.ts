@@ -2,6 +2,7 @@
 import type { Request, RequestHandler } from 'express';
 import { createContext, responseClosed } from '../context';
 import { randomHex } from '../random-id';
+import type { WireFormat } from '../wire/error-wire';
 
 /** Options of requestId(). */
 export interface RequestIdOptions {
@@ -9,6 +10,8 @@ export interface RequestIdOptions {
   header?: string;
   /** Endpoint label for the log. Default: the path segment after `/v1/` or `/v2/`, e.g. "messages". */
   endpoint?: string | ((req: Request) => string);
+  /** The wire format the route answers in: errors written at shutdown, and errorHandler()'s default, follow it. Default: "anthropic". */
+  format?: WireFormat;
 }
 
 const defaultEndpoint = (req: Request): string => {
@@ -28,10 +31,12 @@ export function newRequestId(): string {
 export function requestId(options: RequestIdOptions = {}): RequestHandler {
   const header = options.header ?? 'request-id';
   const label = options.endpoint ?? defaultEndpoint;
+  const format = options.format ?? 'anthropic';
+  if (format !== 'anthropic' && format !== 'openai') throw new TypeError('requestId: option "format" must be "anthropic" or "openai".');
   if (typeof header !== 'string' || header.length === 0) throw new TypeError('requestId: option "header" must be a non-empty string.');
   return function requestIdMiddleware(req, res, next) {
     if (!res.locals.gateway) {
-      const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req));
+      const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req), format);
       res.locals.gateway = ctx;
       res.setHeader(header, ctx.requestId);
       res.on('close', responseClosed);

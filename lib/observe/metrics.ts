@@ -47,7 +47,8 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   const requests = new Counter({ name: 'model_gateway_requests_total', help: 'Requests by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status', ...byCaller], registers, collect });
   const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: 'Requests by billing status (billed, needs_review, not_billed).', labelNames: ['billing_status'], registers, collect });
   const charged = new Counter({ name: 'model_gateway_charged_total', help: 'Whole minor units charged.', labelNames: ['model', ...byCaller], registers, collect });
-  const tally = new RequestTally({ requests, billing, charged });
+  const usage = new Counter({ name: 'model_gateway_usage_total', help: 'Usage the upstreams confirmed, by model and figure (input, cache_read, cache_write_5m, cache_write_1h, output, web_search, search_units).', labelNames: ['model', 'type'], registers, collect });
+  const tally = new RequestTally({ requests, billing, charged, usage });
   const limited = new Counter({ name: 'model_gateway_rate_limited_total', help: 'Requests refused by rpm, tpm or concurrency limits.', labelNames: ['endpoint'], registers });
   const failures = new Counter({ name: 'model_gateway_upstream_failures_total', help: 'Upstream failures by standard error code.', labelNames: ['upstream', 'code'], registers });
   const attempts = new Counter({ name: 'model_gateway_failover_attempts_total', help: 'Attempts made by failover(), by upstream and outcome.', labelNames: ['upstream', 'outcome'], registers });
@@ -69,7 +70,7 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
     registry,
     requestFinished(e) {
       const model = e.model ?? '';
-      tally.add(e.endpoint, model, e.status, e.billingStatus, e.charge, hashed ? callerOf(e) : undefined);
+      tally.add(e.endpoint, model, e.status, e.billingStatus, e.charge, e.usage, hashed ? callerOf(e) : undefined);
       if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
       if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
       for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });

@@ -3,7 +3,7 @@
  * of (or beside) Prometheus. Pass `metrics.getMeter('model-gateway')` from `@opentelemetry/api`:
  * without an SDK installed it is the API's no-op meter and records nothing.
  */
-import { tokensOf } from '../billing/figures';
+import { FIGURE_NAMES, tokensOf, USAGE_FIGURES } from '../billing/figures';
 import type { RequestLogEntry } from '../stores/types';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
@@ -30,12 +30,14 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
   const tokens = meter.createHistogram('gen_ai.client.token.usage', { description: 'Tokens per request as the upstream confirmed them.', unit: '{token}', advice: { explicitBucketBoundaries: TOKEN_BUCKETS } });
   const requests = meter.createCounter('model_gateway.requests', { description: 'Requests by endpoint, model, status and billing status.', unit: '{request}' });
   const charged = meter.createCounter('model_gateway.charged', { description: 'Whole minor units charged.', unit: '{unit}' });
+  const usage = meter.createCounter('model_gateway.usage', { description: 'Usage the upstreams confirmed, by model and figure (type).', unit: '{unit}' });
 
   return {
     requestFinished(e: RequestLogEntry) {
       const model = e.model ?? '';
       requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
       if (e.charge > 0) charged.add(e.charge, { model });
+      if (e.usage) for (const name of FIGURE_NAMES) if (e.usage[name] > 0) usage.add(e.usage[name], { model, type: USAGE_FIGURES[name].name });
       const operation = OPERATION[e.endpoint];
       if (operation === undefined || e.model === null) return;
       const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': e.model };

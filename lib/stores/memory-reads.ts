@@ -1,4 +1,5 @@
 /** LedgerReads over in-memory lists: cursor pages in a fixed key order, and spend by day. */
+import { everyFigure, FIGURE_NAMES } from '../billing/figures';
 import { fromPico, toPico } from '../billing/money';
 import type { AuditEntry, AuditQuery } from './audit';
 import type { LedgerRow } from './memory-records';
@@ -79,12 +80,11 @@ export function spendOf(entries: readonly RequestLogEntry[], q: ReadQuery & { fr
     const day = utcDay(e.startedAt);
     const key = `${e.callerId}\u0000${e.model}\u0000${day}`;
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = { callerId: e.callerId, model: e.model, day, requests: 0, cost: '0', charge: 0, inputTokens: 0, outputTokens: 0 }));
+    if (!row) rows.set(key, (row = { callerId: e.callerId, model: e.model, day, requests: 0, cost: '0', charge: 0, ...everyFigure(0) }));
     row.requests++;
     row.cost = fromPico((toPico(row.cost) ?? 0n) + (toPico(e.cost) ?? 0n));
     row.charge += e.charge;
-    row.inputTokens += e.usage?.inputTokens ?? 0;
-    row.outputTokens += e.usage?.outputTokens ?? 0;
+    for (const name of FIGURE_NAMES) row[name] += e.usage?.[name] ?? 0;
   }
   return pageOf(rows.values(), q, { key: (r) => [r.day, r.callerId, r.model], shape: ['string', 'string', 'string'], order: 'oldest' });
 }

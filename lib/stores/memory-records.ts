@@ -1,4 +1,5 @@
 /** The records MemoryStore keeps: ledger rows and live holds. */
+import type { Usage } from '../types';
 
 /** One movement of money; a balance is the sum of its ledger. */
 export interface LedgerRow {
@@ -11,6 +12,8 @@ export interface LedgerRow {
   /** `review`: the charge of a review's resolution (its requestId names the request). */
   kind: 'credit' | 'charge' | 'review';
   at: number;
+  /** What a charge was for; null for the other kinds. */
+  usage: Usage | null;
 }
 
 export interface Hold {

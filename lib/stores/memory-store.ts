@@ -83,7 +83,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     if (!this.balances.has(change.callerId) && credit.createAccount !== true) throw noAccountError(change.callerId);
     this.credits.set(change.idempotencyKey, change);
     this.balances.set(change.callerId, (this.balances.get(change.callerId) ?? 0) + change.amount);
-    this.record(change.callerId, null, change.amount, 'credit');
+    this.record(change.callerId, null, change.amount, 'credit', null);
     return { ...change, applied: true };
   }
 
@@ -140,7 +140,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     this.release(requestId);
     if (charge !== 0) {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - charge);
-      this.record(callerId, requestId, -charge, 'charge');
+      this.record(callerId, requestId, -charge, 'charge', settlement.usage);
     }
     if (settlement.billingStatus === 'needs_review') this.reviewBook.add({ ...settlement, charge });
     return { applied: true, charge };
@@ -155,8 +155,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   }
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
-  private record(callerId: string, requestId: string | null, amount: number, kind: LedgerRow['kind']): void {
-    const row: LedgerRow = { seq: ++this.ledgerSeq, callerId, requestId, amount, kind, at: Date.now() };
+  private record(callerId: string, requestId: string | null, amount: number, kind: LedgerRow['kind'], usage: LedgerRow['usage']): void {
+    const row: LedgerRow = { seq: ++this.ledgerSeq, callerId, requestId, amount, kind, at: Date.now(), usage };
     for (const old of keepBounded(this.ledger, row, this.maxRecords)) {
       this.carried.set(old.callerId, (this.carried.get(old.callerId) ?? 0) + old.amount);
     }
@@ -219,7 +219,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   resolveReview(decision: ResolveReview): { applied: boolean; review: ReviewRecord } {
     return this.reviewBook.resolve(decision, (callerId, requestId, amount) => {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - amount);
-      this.record(callerId, requestId, -amount, 'review');
+      this.record(callerId, requestId, -amount, 'review', null);
     });
   }
 

@@ -1,4 +1,5 @@
 /** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
+import { FIGURE_NAMES, type UsageFigureName } from '../billing/figures';
 import { fromPico, toPico } from '../billing/money';
 import type { PgQueryable } from './migrate';
 import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
@@ -61,11 +62,14 @@ export async function listLedger(db: PgQueryable, s: string, q: ReadQuery): Prom
   w.add((p) => `at < to_timestamp(${p}::double precision / 1000)`, q.to);
   w.add((p) => `id < ${p}::bigint`, after);
   // The id is sent as text under another name: ORDER BY id would pick an output column `id`, and sort its text.
-  const { rows } = await db.query(`SELECT id::text AS entry_id, caller_id, coalesce(request_id, refers_to) AS request_id, amount, kind, extract(epoch FROM at) * 1000 AS at
-    FROM ${s}.ledger ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}`, w.values);
+  // A charge shows the usage it was for, from its settlement.
+  const { rows } = await db.query(`SELECT l.id::text AS entry_id, l.caller_id, coalesce(l.request_id, l.refers_to) AS request_id, l.amount, l.kind,
+      extract(epoch FROM l.at) * 1000 AS at, x.usage
+    FROM (SELECT * FROM ${s}.ledger ${w.sql} ORDER BY id DESC LIMIT ${limit + 1}) l
+    LEFT JOIN ${s}.settlements x ON l.kind = 'charge' AND x.request_id = l.request_id ORDER BY l.id DESC`, w.values);
   const items = rows.slice(0, limit).map((r): LedgerEntry => ({
     id: r.entry_id as string, callerId: r.caller_id as string, requestId: (r.request_id as string | null) ?? null,
-    amount: num(r.amount), kind: r.kind as LedgerEntry['kind'], at: Math.round(num(r.at)),
+    amount: num(r.amount), kind: r.kind as LedgerEntry['kind'], at: Math.round(num(r.at)), usage: (r.usage as LedgerEntry['usage']) ?? null,
   }));
   return { items, next: rows.length > limit && items.length > 0 ? encodeCursor(items.at(-1)?.id) : null };
 }
@@ -102,6 +106,11 @@ function entryOf(r: Record<string, unknown>): RequestLogEntry {
   };
 }
 
+/** The sum of each usage figure, under its own name (names are the table's own identifiers, never input). */
+const FIGURE_SUMS = FIGURE_NAMES.map((name) => `coalesce(sum((usage->>'${name}')::numeric), 0) AS "${name}"`).join(', ');
+const figuresOf = (r: Record<string, unknown>): Record<UsageFigureName, number> =>
+  Object.fromEntries(FIGURE_NAMES.map((name) => [name, num(r[name])])) as Record<UsageFigureName, number>;
+
 /** A spend cursor: the last row's day (a real one: it is cast to a date), caller and model. */
 const isSpendCursor = (v: unknown): v is [string, string, string] => strings(3)(v) && /^\d{4}-\d{2}-\d{2}$/.test(v[0] as string) && utcDay(Date.parse(v[0] as string) || 0) === v[0];
 
@@ -118,12 +127,12 @@ export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: n
   w.add((p) => `started_at >= ${p}::date::timestamp AT TIME ZONE 'UTC'`, after?.[0]); // earlier days are not read again
   const n = w.values.length;
   const { rows } = await db.query(`SELECT ${day} AS day, caller_id, model, count(*)::int AS requests, sum(coalesce(cost, charge))::text AS cost, sum(charge) AS charge,
-      coalesce(sum((usage->>'inputTokens')::numeric), 0) AS input, coalesce(sum((usage->>'outputTokens')::numeric), 0) AS output
+      ${FIGURE_SUMS}
     FROM ${s}.request_log ${w.sql} AND caller_id IS NOT NULL AND model IS NOT NULL GROUP BY 1, 2, 3
     ${after ? `HAVING (${day}, caller_id, model) > ($${n + 1}, $${n + 2}, $${n + 3})` : ''} ORDER BY 1, 2, 3 LIMIT ${limit + 1}`, [...w.values, ...(after ?? [])]);
   const items = rows.slice(0, limit).map((r): SpendRow => ({
     callerId: r.caller_id as string, model: r.model as string, day: r.day as string, requests: r.requests as number,
-    cost: decimal(r.cost), charge: num(r.charge), inputTokens: num(r.input), outputTokens: num(r.output),
+    cost: decimal(r.cost), charge: num(r.charge), ...figuresOf(r),
   }));
   const last = items.at(-1);
   return { items, next: rows.length > limit && last ? encodeCursor([last.day, last.callerId, last.model]) : null };

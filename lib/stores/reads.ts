@@ -1,4 +1,6 @@
 /** Reads of the money and the request log, the same on every store: filters, cursor pages, spend by day. */
+import type { UsageFigureName } from '../billing/figures';
+import type { Usage } from '../types';
 import { GatewayError } from '../errors';
 import type { Awaitable, BillingStatus, RequestLogEntry } from './types';
 
@@ -35,6 +37,8 @@ export interface LedgerEntry {
   kind: 'credit' | 'charge' | 'review';
   /** Epoch ms. */
   at: number;
+  /** What a charge was for, figure by figure; null for credits, debits and review resolutions. */
+  usage: Usage | null;
 }
 
 /** Filters shared by the reads; times are epoch ms, `from` included, `to` excluded. */
@@ -58,8 +62,8 @@ export interface RequestQuery extends ReadQuery {
   billingStatus?: BillingStatus;
 }
 
-/** Spend of one caller on one model on one UTC day. */
-export interface SpendRow {
+/** Spend of one caller on one model on one UTC day, with the sum of every usage figure (USAGE_FIGURES). */
+export interface SpendRow extends Record<UsageFigureName, number> {
   callerId: string;
   model: string;
   /** UTC day, YYYY-MM-DD. */
@@ -69,8 +73,6 @@ export interface SpendRow {
   cost: string;
   /** Integer minor units charged (review resolutions included). */
   charge: number;
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /** Reads every built-in store offers. */

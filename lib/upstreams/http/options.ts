@@ -1,5 +1,6 @@
 /** Adapter HTTP options checked once at construction: defaults, timeouts, the client and its agents. */
 import nodeFetch from 'node-fetch';
+import { checkKnownOptions } from '../../check-options';
 import { createAgents } from './agent';
 import { redactor } from './redact';
 import type { FetchLike, HttpAdapterOptions, UpstreamTimeouts } from '../types';
@@ -28,12 +29,22 @@ export interface ResolvedHttp {
   readonly redact: (text: string) => string;
 }
 
-/** Validates and freezes adapter options; `authHeaders` turns the key into the provider's headers. */
+/** The options every HTTP adapter takes: a record, so the compiler checks it against HttpAdapterOptions both ways. */
+const HTTP_OPTIONS = Object.keys({
+  baseURL: true, apiKey: true, fetch: true, timeouts: true, headers: true, name: true, maxResponseBytes: true,
+} satisfies Record<keyof HttpAdapterOptions, true>);
+
+/**
+ * Validates and freezes adapter options; `authHeaders` turns the key into the provider's headers;
+ * `own` names the adapter's own options beside the HTTP ones (any other is refused, naming the nearest).
+ */
 export function resolveHttp(
   options: HttpAdapterOptions,
   defaultName: string,
   authHeaders: (apiKey: string) => Record<string, string>,
+  own: readonly string[] = [],
 ): ResolvedHttp {
+  if (options && typeof options === 'object') checkKnownOptions(`${defaultName} adapter`, options, [...HTTP_OPTIONS, ...own]);
   if (typeof options?.baseURL !== 'string' || !/^https?:\/\//.test(options.baseURL)) {
     throw new TypeError(`${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
   }

@@ -25,7 +25,7 @@ const withStream = (request: MessagesRequest, stream: boolean): MessagesRequest 
  */
 export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdapter {
   const version = options.version ?? '2023-06-01';
-  const http = resolveHttp(options, 'anthropic', (key) => ({ 'x-api-key': key, 'anthropic-version': version }));
+  const http = resolveHttp(options, 'anthropic', (key) => ({ 'x-api-key': key, 'anthropic-version': version }), ['version']);
   /** The adapter's headers, with the caller's `anthropic-version` and `anthropic-beta` for an agent-ready model. */
   const headersFor = (ctx: UpstreamCallContext): Readonly<Record<string, string>> =>
     ctx.forwardHeaders ? { ...http.headers, ...ctx.forwardHeaders } : http.headers;

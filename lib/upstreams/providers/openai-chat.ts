@@ -26,7 +26,7 @@ const messageId = (): string => `msg_${randomHex()}`;
  * `Authorization: Bearer`; streams ask for `stream_options.include_usage`. Default name: "openai".
  */
 export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAdapter {
-  const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }));
+  const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }), ['maxTokensField', 'path']);
   const field = options.maxTokensField ?? 'max_tokens';
   if (field !== 'max_tokens' && field !== 'max_completion_tokens') {
     throw new TypeError('openai adapter: option "maxTokensField" must be "max_tokens" or "max_completion_tokens".');

@@ -37,7 +37,7 @@ export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
       if (units !== undefined) usage.searchUnits = units;
       return { results: toResults(obj(body).results, 'relevance_score', name), usage };
     },
-  });
+  }, ['apiVersion']);
 }
 
 const totalTokens = (body: unknown): UsageFigures => {

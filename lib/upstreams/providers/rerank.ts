@@ -34,8 +34,8 @@ export function toResults(list: unknown, scoreKey: string, name: string): Rerank
 }
 
 /** Builds a RerankAdapter from a provider format. */
-export function createRerankAdapter(options: HttpAdapterOptions, format: RerankFormat): RerankAdapter {
-  const http = resolveHttp(options, format.name, format.auth);
+export function createRerankAdapter(options: HttpAdapterOptions, format: RerankFormat, own: readonly string[] = []): RerankAdapter {
+  const http = resolveHttp(options, format.name, format.auth, own);
   async function rerank(request: RerankRequest, ctx: UpstreamCallContext): Promise<RerankResult[]> {
     const open = await postJson(http, format.path, format.body(request), ctx);
     const { results, usage } = format.parse(await readJson(open, http.name), http.name);

@@ -1,0 +1,87 @@
+/** Answers in the right shape: unknown paths and methods as JSON errors, each route's own wire format at shutdown, auth messages naming the header sent. */
+import request from 'supertest';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import type { GatedFake } from '../helpers/fake-server';
+import { addCaller, llmModels, startGateway, type RunningGateway } from '../helpers/gateway';
+
+let upstream: GatedFake;
+beforeAll(async () => {
+  upstream = await startAnthropicFake();
+});
+afterAll(() => upstream.close());
+
+describe('unknown paths and methods', () => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']) });
+  });
+  afterAll(() => gw.close());
+
+  it.each([
+    ['GET', '/v1/messages', 'POST'], ['PUT', '/v1/chat/completions', 'POST'], ['GET', '/v1/messages/count_tokens', 'POST'],
+    ['DELETE', '/v1/rerank', 'POST'], ['GET', '/v2/rerank', 'POST'], ['POST', '/v1/models', 'GET, HEAD'], ['DELETE', '/v1/models/claude-json', 'GET, HEAD'],
+  ])('%s %s: 405 with allow, in the standard shape with a request id', async (method, path, allow) => {
+    const res = await request(gw.url)[method.toLowerCase() as 'get'](path);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ type: 'error', error: { type: 'method_not_allowed', message: `${method} ${path}: this path takes ${allow}` }, request_id: res.headers['request-id'] });
+  });
+
+  it('a path the router does not serve: 404 not_found_error in JSON', async () => {
+    const res = await request(gw.url).get('/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ type: 'error', error: { type: 'not_found_error' }, request_id: res.headers['request-id'] });
+  });
+});
+
+describe('the key refused names the header that carried it', () => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-json']) });
+  });
+  afterAll(() => gw.close());
+  const chat = { model: 'claude-json', messages: [{ role: 'user', content: 'Hi' }] };
+
+  it('Bearer on chat completions: "authorization: invalid bearer key", in OpenAI\'s shape', async () => {
+    const res = await request(gw.url).post('/v1/chat/completions').set('authorization', 'Bearer sk-wrong').send(chat);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: { message: 'authorization: invalid bearer key', type: 'authentication_error', code: 'authentication_error', param: null } });
+  });
+
+  it('x-api-key on Messages: "invalid x-api-key"; a too-long Bearer key names its header too', async () => {
+    const bad = await request(gw.url).post('/v1/messages').set({ 'x-api-key': 'sk-wrong', 'anthropic-version': '2023-06-01' }).send({ ...chat, max_tokens: 5 });
+    expect(bad.body.error.message).toBe('invalid x-api-key');
+    const long = await request(gw.url).post('/v1/messages').set({ authorization: `Bearer ${'k'.repeat(600)}` }).send({ ...chat, max_tokens: 5 });
+    expect(long.body.error.message).toBe('authorization: invalid bearer key');
+  });
+});
+
+describe('shutdown ends each route in its own wire format', () => {
+  it('a chat stream gets a data: error frame, a pending chat JSON answer an OpenAI error body; Messages keep theirs', async () => {
+    const gw = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-gated', 'claude-stall']) });
+    const { key } = addCaller(gw.store);
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    try {
+      const before = upstream.calls;
+      const stream = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'claude-gated', stream: true, messages: [{ role: 'user', content: 'Hi' }] }) });
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read(); // the stream is open
+      const pending = fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'claude-stall', messages: [{ role: 'user', content: 'Hi' }] }) });
+      const messages = fetch(`${gw.url}/v1/messages`, { method: 'POST', headers, body: JSON.stringify({ model: 'claude-stall', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }) });
+      while (upstream.calls < before + 3) await new Promise((r) => setTimeout(r, 5)); // all three in flight upstream
+      await gw.router.close({ graceMs: 0 });
+      let rest = '';
+      for (let r = await reader.read(); !r.done; r = await reader.read()) rest += Buffer.from(r.value).toString();
+      expect(rest).toMatch(/data: \{"error":\{"message":"The gateway is shutting down; retry.","type":"overloaded_error","code":"overloaded_error","param":null\}\}\n\n$/);
+      expect(rest).not.toContain('event: error');
+      const json = await pending;
+      expect(json.status).toBe(529);
+      expect(await json.json()).toEqual({ error: { message: 'The gateway is shutting down; retry.', type: 'overloaded_error', code: 'overloaded_error', param: null } });
+      expect(await (await messages).json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+    } finally {
+      upstream.openGates();
+      await gw.close();
+    }
+  });
+});
