@@ -51,7 +51,7 @@ it('accounts: a top-up sent by a double click moves money once and shows a new l
   await page.getByRole('button', { name: 'Apply' }).dblclick();
   await page.getByRole('status').filter({ hasText: 'Applied: +2,500.' }).waitFor();
   await expect(page.locator('[data-figure=balance]').textContent()).resolves.toBe((before + 2500).toLocaleString('en-US'));
-  await expect(page.locator('tbody tr').first().textContent()).resolves.toMatch(/credit\+2,500—$/);
+  await expect(page.locator('tbody tr').first().textContent()).resolves.toMatch(/credit\+2,500——$/); // a credit is for nothing and of no request
   expect([d.store.getBalance('acme'), d.store.getLedger().length]).toEqual([before + 2500, rows + 1]);
   // By keyboard alone: the debit choice, the amount, Enter.
   await page.getByLabel('Debit').focus();
@@ -142,12 +142,14 @@ it('models: the live catalog with its prices; an edit applies, an invalid catalo
   const row = page.locator('tr', { hasText: 'claude-json' });
   await expect(row.locator('.price-input').textContent()).resolves.toBe('300000');
   await row.getByRole('button', { name: 'Edit…' }).click();
-  await expect(row.locator('.price-cacheRead').textContent()).resolves.toBe('—'); // not set: the upstream format's default
+  await expect(row.locator('.price-cacheRead').textContent()).resolves.toBe('30000 (default)'); // Anthropic's: a tenth of input
   await page.getByLabel(/^Input tokens/).fill('310000.5');
   await page.getByLabel(/^Cache-read input tokens/).fill('31000');
+  await page.getByLabel('Agent-ready').check();
   await page.getByRole('button', { name: 'Save catalog' }).click();
   await page.locator('tr', { hasText: 'claude-json' }).locator('.price-input').filter({ hasText: '310000.5' }).waitFor();
-  expect(d.gateway.models.get().byId.get('claude-json')?.pricing).toEqual({ input: '310000.5', output: 1_500_000, cacheRead: '31000' });
+  expect(d.gateway.models.get().byId.get('claude-json')).toMatchObject({ pricing: { input: '310000.5', output: 1_500_000, cacheRead: '31000' }, agentReady: true });
+  await expect(page.locator('tr', { hasText: 'claude-json' }).textContent()).resolves.toMatch(/31000.*yes/); // cache read set, agent-ready
   await shot(page, 'models');
 
   await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Edit…' }).click();

@@ -6,17 +6,19 @@ export type { ReviewRecord, ReviewResolution } from '../../../stores/reviews';
 export type { AccountRow, SeriesPoint } from '../../../stores/stats';
 export type { RequestLogEntry } from '../../../stores/types';
 
-/** A model as GET /models shows it (lib/admin/records.ts); `agentReady` where the catalog has the switch. */
+/** A model as GET /models shows it (lib/admin/records.ts). */
 export interface ModelView {
   id: string;
   capability: 'llm' | 'rerank';
   upstream: string;
   upstreamModel: string;
   pricing: Record<string, number | string> | null;
+  /** Every price in effect, defaults applied (read-only). */
+  prices: Record<string, string> | null;
   free: boolean;
   maxOutputTokens: number | null;
   temperature: boolean;
   displayName: string | null;
   createdAt: string | null;
-  agentReady?: boolean;
+  agentReady: boolean;
 }

@@ -2,7 +2,7 @@
 /** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
 import { ApiError, get, list, newKey, send } from '../api.js';
 import { append, facts, field, h, notice, table } from '../dom.js';
-import { money, time } from '../format.js';
+import { money, time, usageRows } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Accounts';
@@ -55,6 +55,7 @@ async function account(view, ctx, callerId) {
     { title: 'Time', cell: (r) => time(r.at), class: 'time' },
     { title: 'Kind', cell: (r) => r.kind },
     { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
+    { title: 'For', cell: (r) => usageRows(r.usage).filter(([, n]) => n !== '0').map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ') || '—' },
     { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },
   ], items, 'No ledger rows yet.'));
 

@@ -9,11 +9,14 @@ export const title = 'Models';
 
 /** @typedef {import('../shapes').ModelView} ModelView */
 
+/** A price as set, or the default in effect when it is not. @param {ModelView} m @param {string} key */
+const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key]) : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, `${m.prices[key]} (default)`) : '—');
+
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
   /** @type {{ items: ModelView[] }} */
   const { items: models } = await list('models', { limit: 1000 });
-  // Every price of the table ("—": not set, the upstream format's default applies), and any other a model holds.
+  // Every price of the table (one not set shows the default in effect), and any other a model holds.
   const labels = new Map(PRICE_FIELDS.map(([key, label]) => [key, heading(label)]));
   const held = [...new Set(models.flatMap((m) => Object.keys(m.pricing ?? {})))];
   const shown = [...labels.keys(), ...held.filter((key) => !labels.has(key))];
@@ -34,7 +37,7 @@ export async function render(view, ctx) {
       ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
       fields: [
         h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default).'),
-        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, autocomplete: 'off' })))),
+        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] && `default ${m.prices[key]}`, autocomplete: 'off' })))),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'free', checked: m.free }), ' Free of charge'),
         'agentReady' in m ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agentReady', checked: m.agentReady }), ' Agent-ready') : null,
       ],
@@ -69,12 +72,12 @@ export async function render(view, ctx) {
   });
 
   append(view,
-    h('p', { class: 'muted' }, 'Prices in minor units, per the unit each one names in its form (Edit…); —: not set, the upstream format\'s default applies.'),
+    h('p', { class: 'muted' }, 'Prices in minor units, per the unit each one names in its form (Edit…); "default": not set, the upstream format\'s default in effect.'),
     table([
       { title: 'Model', cell: (m) => h('code', null, m.id) },
       { title: 'Kind', cell: (m) => m.capability },
       { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
-      ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => price(m.pricing?.[key]), class: `num price-${key}` })),
+      ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
       ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
       { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
       { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num' },
