@@ -4,6 +4,7 @@ module.exports = {
   roots: ['<rootDir>/__tests__'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
+  setupFilesAfterEnv: ['<rootDir>/__tests__/helpers/console-guard.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

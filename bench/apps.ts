@@ -26,6 +26,8 @@ export function benchModels(lib: typeof Library, upstream: string): Library.Mode
     { id: 'claude', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE },
     { id: 'hold', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE },
     { id: 'gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE },
+    // Claude Code's requests (bench/claude-code-body.ts): the whole agent contract, passed through.
+    { id: 'agent', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
     { id: 'rerank', capability: 'rerank', upstream: lib.cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
   ];
 }

@@ -11,8 +11,8 @@ export interface Stats { cpu: NodeJS.CpuUsage; rss: number }
 export interface Cell { rps: number; p50: number; p99: number; cpu: number; sys: number }
 /** The medians of a server's runs, and its CPU against (c) and (b): medians of the ratios within each round. */
 export interface Row extends Cell { vsC: number; vsB: number }
-/** One server of a group loaded together, and the request it gets. */
-export interface Load { proc: Proc; path: string; body: object }
+/** One server of a group loaded together, and the request it gets (with `headers` beside the bench key's). */
+export interface Load { proc: Proc; path: string; body: object; headers?: Record<string, string> }
 
 /** CPU counters (`cpu`), or resident memory after a full GC (`memory`), of a server. */
 export const stats = (p: Proc, kind: 'cpu' | 'memory' = 'cpu'): Promise<Stats> => new Promise((resolve) => {
@@ -30,7 +30,7 @@ export const middle = (values: readonly number[]): number => [...values].sort((a
  */
 export async function measure(group: readonly Load[], connections: number, seconds: number): Promise<Cell[]> {
   const fire = (duration: number): Promise<autocannon.Result[]> => Promise.all(group.map((g) => autocannon({
-    url: `http://127.0.0.1:${g.proc.port}${g.path}`, method: 'POST', headers: HEADERS, body: JSON.stringify(g.body), connections, duration,
+    url: `http://127.0.0.1:${g.proc.port}${g.path}`, method: 'POST', headers: { ...g.headers, ...HEADERS }, body: JSON.stringify(g.body), connections, duration,
   })));
   await fire(1);
   const before = await Promise.all(group.map((g) => stats(g.proc)));

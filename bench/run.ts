@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { abReport } from './ab';
+import { CLAUDE_CODE_HEADERS, claudeCodeBody } from './claude-code-body';
 import { measureClients } from './clients';
 import { memoryPerOpenStream, sequentialTime } from './latency';
 import { measure, middle, summarise, type Cell, type Load, type Proc, type Row } from './measure';
@@ -71,13 +72,14 @@ function start(file: string, args: string[] = []): Promise<Proc> {
 interface Scenario { name: string; direct: Omit<Load, 'proc'>; gateway: Omit<Load, 'proc'> }
 const msg = [{ role: 'user', content: 'Summarise the plot of a short story in one paragraph.' }];
 const docs = Array.from({ length: 100 }, (_, i) => `Document number ${i} talks about topic ${i % 7}.`);
-const same = (name: string, p: string, body: object): Scenario => ({ name, direct: { path: p, body }, gateway: { path: p, body } });
+const same = (name: string, p: string, body: object, headers?: Record<string, string>): Scenario => ({ name, direct: { path: p, body, headers }, gateway: { path: p, body, headers } });
 const ALL_SCENARIOS: Scenario[] = [
   same('Anthropic JSON', '/v1/messages', { model: 'claude', max_tokens: 256, messages: msg }),
   same('Anthropic SSE (20 deltas)', '/v1/messages', { model: 'claude', max_tokens: 256, stream: true, messages: msg }),
   { name: 'OpenAI-format JSON', direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, messages: msg } } },
   { name: 'OpenAI-format SSE', direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, stream: true, messages: msg } } },
   same('Rerank, 100 documents', '/v2/rerank', { model: 'rerank', query: 'topic 3', documents: docs }),
+  same('Claude Code 90 KB SSE', '/v1/messages?beta=true', claudeCodeBody('agent'), CLAUDE_CODE_HEADERS),
   same('Chat completions JSON', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, messages: msg }),
   same('Chat completions SSE', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }),
 ];

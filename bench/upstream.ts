@@ -1,5 +1,6 @@
 /** A fast fake upstream for the benchmark (own process): Anthropic JSON/SSE, OpenAI JSON/SSE, Cohere rerank. */
 import http from 'node:http';
+import { claudeCodeAnswerSse } from './claude-code-body';
 
 const DELTAS = 20;
 const anthropicJson = JSON.stringify({
@@ -21,6 +22,7 @@ const chunk = (delta: object, finish: string | null = null): string => `data: ${
 const openaiHead = chunk({ role: 'assistant', content: '' });
 const openaiDelta = chunk({ content: 'word ' });
 const openaiTail = chunk({}, 'stop') + `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 30, completion_tokens: DELTAS, total_tokens: 50 } })}\n\ndata: [DONE]\n\n`;
+const agentSse = claudeCodeAnswerSse('agent');
 const rerankJson = JSON.stringify({
   id: 'r', results: Array.from({ length: 100 }, (_, i) => ({ index: i, relevance_score: 1 - i / 100 })),
   meta: { api_version: { version: '2' }, billed_units: { input_tokens: 1500, search_units: 1 } },
@@ -34,6 +36,7 @@ const server = http.createServer((req, res) => {
     if (req.url?.endsWith('/rerank')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(rerankJson);
     const openai = req.url?.endsWith('/chat/completions') ?? false;
     if (!body.stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(openai ? openaiJson : anthropicJson);
+    if (body.model === 'agent') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(agentSse);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(openai ? openaiHead : anthropicHead);
     if (body.model === 'hold') return; // stays open: the 1,000-open-streams memory test

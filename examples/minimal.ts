@@ -1,6 +1,7 @@
 /** Minimal host app: the gateway on the embedded default (MemoryStore, demo key, stand-in upstream unless configured). */
 import express from 'express';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { anthropicAdapter, cohereAdapter, createGatewayRouter, localStandIn, MemoryStore, openaiChatAdapter } from '../lib';
 import type { ModelEntry } from '../lib';
 
@@ -26,8 +27,8 @@ if (process.env.COHERE_BASE_URL) {
 const app = express();
 const gateway = createGatewayRouter({ store, models });
 app.use(gateway);
-const port = Number(process.env.PORT ?? 8787);
-const server = app.listen(port, '127.0.0.1', () => {
+const server = app.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo; // PORT=0: the one the system gave
   const upstream = messagesUpstream.name === 'local-stand-in' ? 'LOCAL STAND-IN (echo, not a model; set ANTHROPIC_BASE_URL or OPENAI_BASE_URL for a real one)' : messagesUpstream.name;
   console.log(`model-gateway listening on http://127.0.0.1:${port}`);
   console.log(`demo key: ${demoKey}   (balance 1000000 minor units)`);

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startBinary } from '../helpers/binary';
+import { processEnv, startBinary } from '../helpers/binary';
 import { UPSTREAM_KEY } from '../helpers/fake-server';
 import { anthropic, itLeftNoTrace, OPS, useDashboard } from './dashboard';
 import { shot } from './browser';
@@ -28,9 +28,9 @@ upstreams: { fake: { type: anthropic, baseURL: "${d.upstream.url}", apiKey: "${U
 models: [{ id: claude-json, capability: llm, upstream: fake, pricing: { input: 300000, output: 1500000 } }]
 admin: { port: ${adminPort}, tokens: [{ name: ops, token: "${OPS}", access: write }] }
 `);
-  const gw = startBinary(['--config', path.join(dir, 'gateway.yaml')], {});
+  const gw = startBinary(['serve', '--config', path.join(dir, 'gateway.yaml')], processEnv());
   try {
-    const publicUrl = await gw.url();
+    const publicUrl = (await gw.waitFor(/serving on (http:\/\/\S+)/))[1] as string;
     const at = (await gw.waitFor(/dashboard: (http:\/\/\S+)\/dashboard\/ \(sign in with an admin token\)/))[1] as string;
     expect(at).toBe(`http://127.0.0.1:${adminPort}/admin`);
     expect((await fetch(`${publicUrl}/admin/dashboard/sign-in`)).status).toBe(404); // the public port has no admin mount

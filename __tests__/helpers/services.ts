@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
-import { MemoryStore, PostgresStore } from '../../lib';
+import { MemoryStore, migrate, PostgresStore } from '../../lib';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,11 +26,16 @@ export const uniqueSchema = (): string => `mgw_test_${randomBytes(5).toString('h
 export async function pgStore(options: { keyCacheMs?: number; sweepIntervalMs?: number } = {}): Promise<{ store: PostgresStore; pool: Pool; schema: string; drop(): Promise<void> }> {
   const pool = await pgPool();
   const schema = uniqueSchema();
-  const store = new PostgresStore({ pool, schema, keyCacheMs: 0, sweepIntervalMs: 0, ...options });
-  await store.migrate();
+  // Migrated first, so a store that sweeps never sweeps a schema not created yet.
+  await migrate(pool, schema);
+  let dropping = false;
+  // A sweep already running when drop() begins may meet the dropped schema: the teardown's error, not the test's.
+  const onError = (err: unknown): void => { if (!dropping) console.error(`PostgresStore: ${String(err)}`); };
+  const store = new PostgresStore({ pool, schema, keyCacheMs: 0, sweepIntervalMs: 0, onError, ...options });
   return {
     store, pool, schema,
     drop: async () => {
+      dropping = true;
       store.close();
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await pool.end();

@@ -9,7 +9,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { anthropicAdapter, costOf, createGatewayRouter, MemoryStore, type GatewayRouter, type Pricing, type RequestLogEntry } from '../../lib';
 import { carryCharge } from '../../lib/billing/money';
-import { startBinary } from '../helpers/binary';
+import { processEnv, startBinary } from '../helpers/binary';
 import { runClaude } from '../helpers/claude-code';
 import { AGENT_SIGNATURE, DEFAULT_SCRIPT, startAnthropicAgent, type AnthropicAgentFake, type TurnUsage } from '../helpers/fake-agent-anthropic';
 import { UPSTREAM_KEY } from '../helpers/fake-server';
@@ -109,9 +109,9 @@ models:
   - { id: ${MODEL}, capability: llm, upstream: anthropic, agentReady: true, pricing: { input: 300, output: 1500 } }
 admin: { tokens: [{ name: ops, token: "${admin}", access: write }] }
 `);
-    const gw = startBinary(['--config', file], {});
+    const gw = startBinary(['serve', '--config', file], processEnv());
     try {
-      const url = await gw.url();
+      const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
       const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };
       const created = await (await fetch(`${url}/admin/keys`, { method: 'POST', headers, body: JSON.stringify({ callerId: 'agent-team' }) })).json() as { key: string };
       const credited = await fetch(`${url}/admin/accounts/agent-team/credits`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'opening' }, body: JSON.stringify({ amount: 1_000 }) });

@@ -1,15 +1,14 @@
 /** The `model-gateway` binary as real processes: serve from a config (PostgreSQL, Redis), SDK clients, operator commands, SIGHUP, SIGTERM, zero-config. */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { processEnv, runBinary, startBinary } from '../helpers/binary';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { UPSTREAM_KEY, type GatedFake } from '../helpers/fake-server';
 import { PG_URL, pgPool, REDIS_URL, uniqueSchema } from '../helpers/services';
 
-const BIN = path.join(__dirname, '..', '..', 'bin', 'model-gateway.js');
 const ADMIN = 'cli-admin-token-0123456789';
 let upstream: GatedFake;
 let dir: string;
@@ -26,10 +25,8 @@ afterAll(async () => {
 });
 
 /** The processes' environment; a variable given as undefined is left out. */
-const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
-  const all: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: PG_URL, REDIS_URL, ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: UPSTREAM_KEY, ADMIN_TOKEN: ADMIN, ...extra };
-  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
-};
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
+  processEnv({ DATABASE_URL: PG_URL, REDIS_URL, ANTHROPIC_BASE_URL: upstream.url, ANTHROPIC_API_KEY: UPSTREAM_KEY, ADMIN_TOKEN: ADMIN, ...extra });
 const config = (models: string[]): string => `
 server: { port: 0 }
 store: { type: postgres, url: "\${DATABASE_URL}", schema: ${schema}, keyCacheMs: 0 }
@@ -45,28 +42,9 @@ health: {}
 `;
 
 /** Runs an operator command to its end. */
-function cli(args: string[], extra: NodeJS.ProcessEnv = {}): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: env(extra), encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** A running `serve`: its output so far, and a wait for a line. */
-function start(args: string[], extra: NodeJS.ProcessEnv = {}): { child: ChildProcess; out: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: env(extra) });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => { out += c.toString(); });
-  child.stderr?.on('data', (c: Buffer) => { out += c.toString(); });
-  const waitFor = async (re: RegExp): Promise<RegExpMatchArray> => {
-    for (let i = 0; i < 1500; i++) {
-      const m = re.exec(out);
-      if (m) return m;
-      if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${out}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`timed out waiting for ${re}: ${out}`);
-  };
-  return { child, out: () => out, waitFor };
-}
+const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) => runBinary(args, env(extra));
+/** A running `serve`. */
+const start = (args: string[], extra: NodeJS.ProcessEnv = {}) => startBinary(['serve', ...args], env(extra));
 
 it('serves from a config with PostgreSQL and Redis: operator commands, SDK clients, SIGHUP reload (and a refused one), SIGTERM drain', async () => {
   const file = path.join(dir, 'gateway.yaml');
@@ -75,7 +53,7 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
   try {
     const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
     await gw.waitFor(/mounts: .*\n/); // the summary's last line
-    expect(gw.out()).toMatch(/store: postgres \(schema \w+, migrated\); limits: redis/);
+    expect(gw.out()).toMatch(/store: postgres, schema \w+, migrations applied now: 1, 2, 3, .*; limits: redis/);
     expect(gw.out()).toContain('mounts: /v1 (public API), admin API /admin, metrics /metrics, health /livez /readyz');
     expect(gw.out()).not.toContain(UPSTREAM_KEY);
     expect(gw.out()).not.toContain(ADMIN);
@@ -102,7 +80,7 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
     expect((await anthropic.messages.create({ model: 'claude-two', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude-two');
     writeFileSync(file, config(['claude']).replace('capability: llm', 'capability: vision'));
     gw.child.kill('SIGHUP');
-    await gw.waitFor(/reload refused, the old config keeps serving: models\.0\.capability: must be one of "llm", "rerank"/);
+    await gw.waitFor(/reload refused, the old config keeps serving: models\[0\]\.capability: must be one of "llm", "rerank"/);
     expect((await anthropic.messages.create({ model: 'claude-two', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] })).model).toBe('claude-two');
     writeFileSync(file, config(['claude', 'claude-slow', 'claude-two']));
 
@@ -130,10 +108,9 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
       streaming.on('streamEvent', () => resolve(streaming.request_id as string));
       streaming.on('error', reject);
     });
-    const exited = new Promise<number | null>((resolve) => gw.child.once('exit', resolve));
     gw.child.kill('SIGTERM');
     expect((await streaming.finalMessage()).stop_reason).toBe('end_turn');
-    expect(await exited).toBe(0);
+    expect(await gw.exited).toBe(0);
     expect(gw.out()).toContain('stopped');
     const pool = await pgPool(1);
     const row = await pool.query(`SELECT billing_status, cost::text FROM ${schema}.request_log WHERE request_id = $1`, [requestId]);
@@ -147,22 +124,6 @@ it('serves from a config with PostgreSQL and Redis: operator commands, SDK clien
   }
 }, 90_000);
 
-it('refuses a bad config at start and in validate, naming the value\'s path and the fix; a missing variable by its name', async () => {
-  const bad = path.join(dir, 'bad.yaml');
-  writeFileSync(bad, config(['claude']).replace('keyCacheMs: 0', 'keyCacheMs: 0, pool: 5'));
-  const started = start(['--config', bad]);
-  const code = await new Promise<number | null>((resolve) => started.child.once('exit', resolve));
-  expect(code).toBe(2);
-  expect(started.out()).toContain('config: store.pool: unknown key; remove it or fix its spelling (allowed here: type, url, schema, keyCacheMs)');
-  expect(cli(['validate', '--config', bad])).toMatchObject({ code: 2, err: expect.stringContaining('store.pool: unknown key') });
-  expect(cli(['validate', '--config', bad, '--json'])).toMatchObject({ code: 2, out: expect.stringContaining('"error":"config: store.pool: unknown key') });
-  const good = path.join(dir, 'good.yaml');
-  writeFileSync(good, config(['claude']));
-  expect(cli(['validate', '--config', good], { REDIS_URL: undefined })).toMatchObject({ code: 2, err: expect.stringContaining('redis.url: environment variable REDIS_URL is not set') });
-  expect(cli(['validate', '--config', good])).toMatchObject({ code: 0, out: expect.stringContaining('valid (1 models)') });
-  expect(cli(['frobnicate', '--config', good])).toMatchObject({ code: 2, err: expect.stringContaining('unknown command: frobnicate') });
-});
-
 it('the sample config validates as shipped and starts (its ports set to 0 here)', async () => {
   const sample = path.join(__dirname, '..', '..', 'examples', 'gateway.yaml');
   const sampleEnv = { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-o', COHERE_BASE_URL: upstream.url, COHERE_API_KEY: 'sk-c', ADMIN_READ_TOKEN: 'cli-read-token-0123456789' };
@@ -174,32 +135,9 @@ it('the sample config validates as shipped and starts (its ports set to 0 here)'
     await gw.waitFor(/mounts: .*admin API \/admin on :0, metrics \/metrics on :0, health \/livez \/readyz on :0/);
     expect(gw.out()).toContain('models: claude (llm, anthropic), gpt (llm, openai), any-chat (llm, claude-or-gpt), rerank (rerank, cohere)');
   } finally {
-    gw.child.kill('SIGTERM');
-    await new Promise((resolve) => gw.child.once('exit', resolve));
+    await gw.stop();
   }
 }, 30_000);
-
-it('zero-config: with only ANTHROPIC_API_KEY it serves that provider on a memory store and prints an admin token and a first key once', async () => {
-  const gw = start([], { PORT: '0', DATABASE_URL: undefined, MODEL_GATEWAY_CONFIG: undefined });
-  try {
-    const url = `http://127.0.0.1:${(await gw.waitFor(/serving on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
-    const admin = (await gw.waitFor(/admin token \(shown once\): (\S+)\n/))[1] as string;
-    const key = (await gw.waitFor(/first caller key \(shown once\): ([^;\s]+);/))[1] as string;
-    expect(gw.out()).toContain('store: memory (lost on exit)');
-    expect(gw.out()).toContain('claude-sonnet-4-5 (llm, anthropic)');
-    const credit = await fetch(`${url}/admin/accounts/first-caller/credits`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'idempotency-key': 'first', 'content-type': 'application/json' }, body: JSON.stringify({ amount: 1000 }) });
-    expect(credit.status).toBe(200);
-    const reply = await new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
-    expect(reply.model).toBe('claude-haiku-4-5');
-    expect(gw.out().split(admin).length).toBe(2); // printed once
-  } finally {
-    gw.child.kill('SIGTERM');
-    await new Promise((resolve) => gw.child.once('exit', resolve));
-  }
-  const none = start([], { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, MODEL_GATEWAY_CONFIG: undefined });
-  expect(await new Promise<number | null>((resolve) => none.child.once('exit', resolve))).toBe(2);
-  expect(none.out()).toContain('no config: pass --config gateway.yaml, or set ANTHROPIC_API_KEY (or OPENAI_API_KEY)');
-}, 60_000);
 
 it('per-upstream timeouts and maxSockets from the config: an idle limit ends a stalled stream, one connection serves one call at a time', async () => {
   const file = path.join(dir, 'upstreams.yaml');
@@ -245,7 +183,6 @@ admin: { tokens: [{ name: ops, token: "\${ADMIN_TOKEN}", access: write }] }
     throw new Error(`${String(err)}\n--- gateway output ---\n${gw.out().slice(-3000)}`);
   } finally {
     upstream.openGates();
-    gw.child.kill('SIGTERM');
-    await new Promise((resolve) => gw.child.once('exit', resolve));
+    await gw.stop();
   }
 }, 60_000);

@@ -1,4 +1,4 @@
-/** The built package loads with `require` and `import`; the packed tarball installs, type-checks strictly and serves. */
+/** The built package loads with `require` and `import`; the packed tarball holds what its README links to, installs, type-checks strictly and serves. */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -37,18 +37,57 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
   beforeAll(() => {
     rmSync(scratch, { recursive: true, force: true });
     mkdirSync(path.join(scratch, 'node_modules', 'model-gateway'), { recursive: true });
-    // npm pack runs prepack, which builds dist/ first: a fresh clone packs a working package.
-    execFileSync('npm', ['pack', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
+    // dist/ is built by `npm test` first (and by `prepare` on npm ci and npm pack, see fresh-clone.test.ts):
+    // packing here must not rebuild it under the tests running it.
+    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
     tarball = path.join(scratch, readdirSync(scratch).find((f) => f.endsWith('.tgz')) as string);
     execFileSync('tar', ['xzf', tarball, '-C', path.join(scratch, 'node_modules', 'model-gateway'), '--strip-components=1']);
   }, 120_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('holds the build, the SQL migrations and the README, and no sources or tests', () => {
-    const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
-    expect(files).toEqual(expect.arrayContaining(['package/dist/index.js', 'package/dist/index.mjs', 'package/dist/index.d.ts', 'package/dist/index.d.mts', 'package/dist/stores/sql/001_init.sql', 'package/README.md',
-      'package/bin/model-gateway.js', 'package/dist/cli/config.schema.json']));
-    expect(files.filter((f) => f.includes('__tests__') || f.startsWith('package/lib/'))).toEqual([]);
+  /** The tarball's files, relative to the package's root. */
+  const shipped = (): string[] => execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  const installed = (file: string): string => path.join(scratch, 'node_modules', 'model-gateway', file);
+
+  it('holds the build, the SQL migrations, the README and what it links to, and no sources or tests', () => {
+    const files = shipped();
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/stores/sql/001_init.sql', 'README.md',
+      'bin/model-gateway.js', 'dist/cli/config.schema.json', 'examples/gateway.yaml', 'docs/operations.md']));
+    expect(files.filter((f) => f.includes('__tests__') || f.startsWith('lib/'))).toEqual([]);
+  });
+
+  it('every relative link of the README and the shipped docs resolves inside the tarball, as does the sample config\'s schema', () => {
+    const files = new Set(shipped());
+    const documents = [...files].filter((f) => f.endsWith('.md'));
+    const dead: string[] = [];
+    let links = 0;
+    for (const doc of documents) {
+      for (const [, target] of readFileSync(installed(doc), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target as string) || (target as string).startsWith('#')) continue;
+        links++;
+        const file = path.posix.normalize(path.posix.join(path.posix.dirname(doc), (target as string).split('#')[0] as string));
+        if (!files.has(file) && ![...files].some((f) => f.startsWith(`${file}/`))) dead.push(`${doc}: ${target}`);
+      }
+    }
+    expect(links).toBeGreaterThan(5);
+    expect(dead).toEqual([]);
+    const schema = /\$schema=(\S+)/.exec(readFileSync(installed('examples/gateway.yaml'), 'utf8'))?.[1] as string;
+    expect(files.has(path.posix.normalize(path.posix.join('examples', schema)))).toBe(true);
+  });
+
+  it('ships no source map naming a file it does not ship', () => {
+    const files = new Set(shipped());
+    const named: string[] = [];
+    for (const file of files) {
+      if (file.endsWith('.map')) {
+        const map = JSON.parse(readFileSync(installed(file), 'utf8')) as { sources: string[]; sourceRoot?: string };
+        named.push(...map.sources.map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), map.sourceRoot ?? '', s))));
+      } else if (/\.(c|m)?js$|\.d\.(c|m)?ts$/.test(file)) {
+        const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(installed(file), 'utf8'))?.[1];
+        if (url) named.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), url)));
+      }
+    }
+    expect(named.filter((f) => !files.has(f))).toEqual([]);
   });
 
   it('ships a working binary and the config schema editors can use', () => {

@@ -183,7 +183,8 @@ it('PostgreSQL briefly unreachable while a stream settles: the bill and the log 
   const proxy = await startTcpProxy(5432);
   const pool = new Pool({ connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/test`, max: 4, connectionTimeoutMillis: 200 });
   pool.on('error', () => undefined); // idle clients die with the cut; the pool replaces them
-  const pg = new PostgresStore({ pool, schema: base.schema, keyCacheMs: 60_000, sweepIntervalMs: 0 });
+  const reported: unknown[] = [];
+  const pg = new PostgresStore({ pool, schema: base.schema, keyCacheMs: 60_000, sweepIntervalMs: 0, onError: (err) => reported.push(err) });
   const server = await startGateway({ models: llmModels(upstream.url, upstream.url, ['claude-slow']), store: pg as unknown as MemoryStore, writes: { baseDelayMs: 20, maxDelayMs: 100 } });
   try {
     await pg.addKey('sk-pg-outage', { id: 'outage' });
@@ -206,6 +207,9 @@ it('PostgreSQL briefly unreachable while a stream settles: the bill and the log 
     const row = await base.pool.query(`SELECT cost::text, charge FROM ${base.schema}.request_log WHERE request_id = $1`, [reqId]);
     expect(row.rows).toEqual([{ cost: '0.3', charge: '0' }]);
     expect(await base.store.getAccount('outage')).toEqual({ balance: 1000, held: 0, carry: '0.3', ledger: 1000 });
+    // The idle connections the cut ended were reported to the store's onError, and nothing else was.
+    expect(reported.length).toBeGreaterThan(0);
+    expect(reported.map((e) => String(e))).toEqual(reported.map(() => 'Error: Connection terminated unexpectedly'));
   } finally {
     await server.close();
     pg.close();

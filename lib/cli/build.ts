@@ -1,5 +1,5 @@
-/** Turns a checked config into the library's parts: the store, Redis, adapters and models. */
-import type { ModelEntry } from '../catalog';
+/** Turns a checked config into the library's parts: the store, Redis, adapters and models; no I/O. */
+import { createCatalog, type ModelEntry } from '../catalog';
 import { MemoryStore } from '../stores/memory-store';
 import { PostgresStore } from '../stores/postgres-store';
 import { failover } from '../upstreams/failover';
@@ -8,45 +8,46 @@ import { anthropicAdapter } from '../upstreams/providers/anthropic';
 import { openaiChatAdapter } from '../upstreams/providers/openai-chat';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../upstreams/providers/rerank-providers';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
-import { ConfigError, type GatewayConfig, type UpstreamConfig } from './config';
+import { buildAt, ConfigError, configPath, type GatewayConfig, type UpstreamConfig } from './config';
 
 type Adapter = MessagesAdapter | RerankAdapter;
 
-/** A connection the process opened and must close. */
-export interface Closable {
+/** The store of a config, built but not yet reached: nothing here touches the database. */
+export interface ConfiguredStore {
+  store: MemoryStore | PostgresStore;
+  /** What the start-up summary says of it. */
+  describe: string;
+  /** Ends the store and its pool. */
   close(): Promise<void>;
 }
 
-/** The store of a config (PostgreSQL migrated at once), with what closes it. */
-export async function openStore(config: GatewayConfig): Promise<{ store: MemoryStore | PostgresStore; describe: string; close(): Promise<void> }> {
+/** Loads an optional peer dependency, naming the package to install when it is missing. */
+async function peer<T>(name: string, at: string): Promise<T> {
+  try {
+    return (await import(name)) as T;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw err;
+    throw new ConfigError(`${at}: needs the "${name}" package; install it next to model-gateway (npm install ${name})`);
+  }
+}
+
+/** The config's store: a MemoryStore, or a PostgresStore on a pool that connects at its first query. */
+export async function createStore(config: GatewayConfig): Promise<ConfiguredStore> {
   const spec = config.store ?? { type: 'memory' };
   if (spec.type === 'memory') return { store: new MemoryStore(), describe: 'memory (lost on exit)', close: async () => undefined };
   if (!spec.url) throw new ConfigError('store.url: required for a postgres store (e.g. "${DATABASE_URL}")');
-  const { Pool } = await import('pg');
-  const pool = new Pool({ connectionString: spec.url });
-  const store = new PostgresStore({ pool, schema: spec.schema, keyCacheMs: spec.keyCacheMs });
-  try {
-    await store.migrate();
-  } catch (err) {
-    store.close();
-    await pool.end();
-    throw new ConfigError(`store: PostgreSQL could not be reached or migrated: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return { store, describe: `postgres (schema ${spec.schema ?? 'model_gateway'}, migrated)`, close: async () => { store.close(); await pool.end(); } };
+  const { Pool } = await peer<typeof import('pg')>('pg', 'store');
+  const pool = buildAt('store.url', () => new Pool({ connectionString: spec.url }));
+  const store = buildAt('store', () => new PostgresStore({ pool, schema: spec.schema, keyCacheMs: spec.keyCacheMs }));
+  return { store, describe: `postgres, schema ${store.schema}`, close: async () => { store.close(); await pool.end(); } };
 }
 
-/** The ioredis client of a config's `redis`, connected; undefined without one. */
-export async function openRedis(config: GatewayConfig): Promise<{ redis: import('ioredis').Redis; close(): Promise<void> } | undefined> {
+/** The ioredis client of a config's `redis`, not yet connected; undefined without one. */
+export async function createRedis(config: GatewayConfig): Promise<import('ioredis').Redis | undefined> {
   if (!config.redis) return undefined;
-  const { default: Redis } = await import('ioredis');
-  const redis = new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    throw new ConfigError(`redis.url: Redis could not be reached: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return { redis, close: async () => { await redis.quit(); } };
+  const { default: Redis } = await peer<typeof import('ioredis')>('ioredis', 'redis');
+  const url = config.redis.url;
+  return buildAt('redis.url', () => new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 }));
 }
 
 function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>): Adapter {
@@ -75,21 +76,16 @@ function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>)
   }
 }
 
-/** The adapters (by config name, in order, so a failover group names those before it) and the models. */
+/** The adapters (by config name, in order, so a failover group names those before it) and the models, checked by the catalog. */
 export function buildModels(config: GatewayConfig): { models: ModelEntry[]; upstreams: Record<string, Adapter> } {
   const built = new Map<string, Adapter>();
-  for (const [name, u] of Object.entries(config.upstreams ?? {})) {
-    try {
-      built.set(name, adapterOf(name, u, built));
-    } catch (err) {
-      throw err instanceof ConfigError ? err : new ConfigError(`upstreams.${name}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  for (const [name, u] of Object.entries(config.upstreams ?? {})) built.set(name, buildAt(configPath('upstreams', name), () => adapterOf(name, u, built)));
   const models = config.models.map((m, i): ModelEntry => {
     const upstream = built.get(m.upstream);
-    if (!upstream) throw new ConfigError(`models.${i}.upstream: "${m.upstream}" is not in upstreams (defined: ${[...built.keys()].join(', ') || 'none'})`);
+    if (!upstream) throw new ConfigError(`models[${i}].upstream: "${m.upstream}" is not in upstreams (defined: ${[...built.keys()].join(', ') || 'none'})`);
     const { upstream: _name, ...rest } = m;
     return { ...rest, upstream };
   });
+  buildAt('models', () => createCatalog(models)); // the router's own createCatalog(models) finds it checked
   return { models, upstreams: Object.fromEntries(built) };
 }

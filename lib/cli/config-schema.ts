@@ -15,7 +15,10 @@ export const configSchema = {
   additionalProperties: false,
   required: ['models'],
   properties: {
-    server: { type: 'object', additionalProperties: false, properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] } } },
+    server: {
+      type: 'object', additionalProperties: false,
+      properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 } },
+    },
     store: {
       type: 'object', additionalProperties: false, required: ['type'],
       properties: { type: { enum: ['memory', 'postgres'] }, url: { type: 'string' }, schema: { type: 'string' }, keyCacheMs: { type: 'integer', minimum: 0 } },

@@ -9,7 +9,7 @@ import type { UpstreamTimeouts } from '../upstreams/types';
 
 /** The config file's shape (see config-schema.ts for every field). */
 export interface GatewayConfig {
-  server?: { host?: string; port?: number; bodyLimit?: string | number };
+  server?: { host?: string; port?: number; bodyLimit?: string | number; drainGraceMs?: number };
   store?: { type: 'memory' | 'postgres'; url?: string; schema?: string; keyCacheMs?: number };
   redis?: { url: string };
   limits?: { defaults?: { rpm?: number; tpm?: number; concurrency?: number }; keyPrefix?: string };
@@ -52,28 +52,59 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * Builds a library part from one section of the config: the library's own check refuses a bad
+ * value, and its message is kept whole behind the section's path (a message already naming a
+ * path under that section stays as it is).
+ */
+export function buildAt<T>(path: string, build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(message.startsWith(`${path}[`) || message.startsWith(`${path}.`) ? message : `${path}: ${message}`);
+  }
+}
+
 const check = compileSchema<GatewayConfig>(configSchema);
 
+/** A config path in the one style of every message: `models[0].upstream`, `upstreams.anthropic.baseURL`. */
+export function configPath(parent: string, key: string | number): string {
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return parent ? `${parent}.${key}` : key;
+}
+
+/** The config path of a JSON pointer into `data` (an index wherever the value there is an array). */
+function pathOf(pointer: string, data: unknown): string {
+  let at = '';
+  let node = data;
+  for (const part of pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    at = configPath(at, Array.isArray(node) ? Number(part) : part);
+    node = (node as Record<string, unknown> | undefined)?.[part];
+  }
+  return at;
+}
+
 /** "path.to.value: what is wrong; the fix" for a schema error. */
-function explain(error: ErrorObject): string {
-  const at = error.instancePath.slice(1).split('/').filter(Boolean).join('.') || '(top level)';
+function explain(error: ErrorObject, data: unknown): string {
+  const at = pathOf(error.instancePath, data);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties': {
-      const key = `${error.instancePath ? `${at}.` : ''}${String(p.additionalProperty)}`;
       // The schema object that refused it, found by its path in the schema.
       const parent = error.schemaPath.slice(2).split('/').slice(0, -1)
         .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], configSchema) as { properties?: object } | undefined;
-      return `${key}: unknown key; remove it or fix its spelling${parent?.properties ? ` (allowed here: ${Object.keys(parent.properties).join(', ')})` : ''}`;
+      return `${configPath(at, String(p.additionalProperty))}: unknown key; remove it or fix its spelling${parent?.properties ? ` (allowed here: ${Object.keys(parent.properties).join(', ')})` : ''}`;
     }
     case 'required':
-      return `${at}: "${String(p.missingProperty)}" is required; add it`;
+      return `${configPath(at, String(p.missingProperty))}: required; add it`;
     case 'type':
-      return `${at}: must be ${String(p.type).replace(',', ' or ')}; change the value's type`;
+      return `${at || '(top level)'}: must be ${String(p.type).replace(',', ' or ')}; change the value's type`;
     case 'enum':
       return `${at}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:
-      return `${at}: ${error.message ?? 'is invalid'}`;
+      return `${at || '(top level)'}: ${error.message ?? 'is invalid'}`;
   }
 }
 
@@ -86,9 +117,9 @@ function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown
       return found;
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => substitute(v, env, `${at}.${i}`));
+  if (Array.isArray(value)) return value.map((v, i) => substitute(v, env, configPath(at, i)));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, env, at ? `${at}.${k}` : k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, env, configPath(at, k))]));
   }
   return value;
 }
@@ -102,7 +133,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv = process.env):
     throw new ConfigError(`the file is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
   const config = substitute(raw, env, '');
-  if (!check(config)) throw new ConfigError(check.errors?.[0] ? explain(check.errors[0]) : 'the config is invalid');
+  if (!check(config)) throw new ConfigError(check.errors?.[0] ? explain(check.errors[0], config) : 'the config is invalid');
   return config;
 }
 

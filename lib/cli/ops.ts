@@ -55,7 +55,6 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
     const amount = Number(need(args, 2, '<amount>'));
     if (!Number.isSafeInteger(amount) || amount === 0) throw new UsageError('<amount> must be a non-zero integer of minor units (negative for a debit)');
     const idempotencyKey = required(flag(args, 'idempotency-key'), '--idempotency-key is required (the same key never moves money twice)');
-    if (typeof args.flags.get('create-account') === 'string') throw new UsageError('--create-account takes no value (put it after <caller> <amount>)');
     const out = await creditAudited(store, actor, { callerId, amount, idempotencyKey, createAccount: args.flags.has('create-account') }).catch((err: unknown) => {
       // A mistyped caller: bad usage, with the flag that opens an account.
       throw err instanceof GatewayError && err.code === 'not_found_error' ? new UsageError(noAccountError(callerId, 'pass --create-account').message) : err;

@@ -1,105 +1,66 @@
-/** `model-gateway serve`: the router, admin API, metrics and health from a config; SIGTERM drains, SIGHUP reloads. */
-import express, { type RequestHandler, type Router } from 'express';
+/** `model-gateway serve`: builds the gateway of a config, migrates, listens; SIGHUP reloads, stop() drains. */
 import type http from 'node:http';
-import { randomBytes } from 'node:crypto';
-import { createAdminRouter } from '../admin/router';
-import { DashboardSessions } from '../admin/dashboard/sessions';
-import { jsonLogger } from '../observe/logger';
-import { createMetrics } from '../observe/metrics';
-import { health, type HealthHandlers } from '../observe/health';
-import { createGatewayRouter, type GatewayRouter } from '../router';
-import { hashKey } from '../stores/hash';
-import { prefixOf } from '../stores/keys';
+import type { MemoryStore } from '../stores/memory-store';
 import { VERSION } from '../version';
-import { buildModels, openRedis, openStore } from './build';
-import { ConfigError, loadConfig, type GatewayConfig } from './config';
-import { zeroConfig } from './zero-config';
+import { assemble, type Gateway } from './assemble';
+import { loadConfig, type GatewayConfig } from './config';
+import { connectRedis, migrateStore } from './connect';
+import { welcome, zeroConfig } from './zero-config';
 
 /** Writes a line for the operator (stdout). */
 export type Print = (line: string) => void;
 
-interface Generation {
-  router: GatewayRouter;
-  admin: Router | undefined;
-  checks: HealthHandlers;
+/** Listens with every app; resolves once all listen, with the bound port of each configured one. */
+async function listen(gateway: Gateway, host: string): Promise<Array<{ configured: number; port: number; server: http.Server }>> {
+  const servers: Array<{ configured: number; port: number; server: http.Server }> = [];
+  try {
+    for (const [configured, app] of gateway.apps) {
+      const server = await new Promise<http.Server>((resolve, reject) => {
+        const s = app.listen(configured, host, () => resolve(s)).once('error', (err) => reject(new Error(`cannot listen on ${host}:${configured}: ${err.message}`)));
+      });
+      // Idle keep-alive connections outlive a load balancer's usual 60 s, so the client side always closes first.
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
+      servers.push({ configured, port: (server.address() as { port: number }).port, server });
+    }
+    return servers;
+  } catch (err) {
+    for (const { server } of servers) server.close();
+    throw err;
+  }
 }
 
-/** Runs the gateway until a signal; resolves once it listens, with `close()` (what SIGTERM does). */
-export async function serve(configFile: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<{ close(): Promise<void> }> {
+const describeModels = (c: GatewayConfig): string => c.models.map((m) => `${m.id} (${m.capability}, ${m.upstream})`).join(', ');
+
+/**
+ * Runs the gateway; resolves once it listens, with `stop()`: new requests get 529 while the
+ * listeners stay open (readiness 503, liveness 200) until the requests in flight finish or
+ * `server.drainGraceMs` ends, then the ports close and billing is flushed.
+ */
+export async function serve(configFile: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<{ stop(): Promise<void> }> {
   const zero = configFile === undefined ? zeroConfig(env) : undefined;
-  let config: GatewayConfig = zero?.config ?? loadConfig(configFile as string, env);
-  const opened = await openStore(config);
-  const redis = await openRedis(config).catch(async (err: unknown) => { await opened.close(); throw err; });
-  const { store } = opened;
-  const metrics = config.metrics || zero ? createMetrics() : undefined;
-  const logger = config.logging?.requests === false ? undefined : jsonLogger(print);
-
-  const sessions = new DashboardSessions(); // one for every generation: a reload keeps the dashboard signed in
-  const generation = (c: GatewayConfig): Generation => {
-    const { models, upstreams } = buildModels(c);
-    const router = createGatewayRouter({
-      store, models, logger, metrics, ...(c.server?.bodyLimit !== undefined ? { bodyLimit: c.server.bodyLimit } : {}),
-      limits: { ...c.limits, ...(redis ? { redis: redis.redis } : {}) },
-    });
-    const admin = c.admin ? createAdminRouter({ store, models: router.models, upstreams, tokens: c.admin.tokens, dashboard: sessions }) : undefined;
-    return { router, admin, checks: health({ store, router, ...(redis ? { redis: redis.redis } : {}) }) };
-  };
-  let current = generation(config);
-
-  // Every mount reads the current generation, so a reload swaps them all at once.
-  const port = config.server?.port ?? 8787;
+  const config = zero?.config ?? loadConfig(configFile as string, env);
+  const gateway = await assemble(config, print);
   const host = config.server?.host ?? '127.0.0.1';
-  const apps = new Map<number, express.Express>();
-  const appOn = (p: number | undefined): express.Express => {
-    const at = p ?? port;
-    if (!apps.has(at)) apps.set(at, express());
-    return apps.get(at) as express.Express;
-  };
-  const mounts: string[] = [];
-  const via = (pick: (g: Generation) => RequestHandler | undefined): RequestHandler => (req, res, next) => {
-    const handler = pick(current);
-    if (handler) handler(req, res, next);
-    else next();
-  };
-  if (config.admin) {
-    appOn(config.admin.port).use(config.admin.path ?? '/admin', via((g) => g.admin));
-    mounts.push(`admin API ${config.admin.path ?? '/admin'}${config.admin.port !== undefined ? ` on :${config.admin.port}` : ''}`);
+  let servers: Awaited<ReturnType<typeof listen>>;
+  let applied: number[] | undefined;
+  try {
+    applied = await migrateStore(gateway.store);
+    await connectRedis(gateway.redis);
+    servers = await listen(gateway, host);
+  } catch (err) {
+    await gateway.close();
+    throw err;
   }
-  if (metrics) {
-    appOn(config.metrics?.port).get(config.metrics?.path ?? '/metrics', metrics.handler());
-    mounts.push(`metrics ${config.metrics?.path ?? '/metrics'}${config.metrics?.port !== undefined ? ` on :${config.metrics.port}` : ''}`);
-  }
-  if (config.health || zero) {
-    const h = config.health ?? {};
-    appOn(h.port).get(h.live ?? '/livez', via((g) => g.checks.live)).get(h.ready ?? '/readyz', via((g) => g.checks.ready));
-    mounts.push(`health ${h.live ?? '/livez'} ${h.ready ?? '/readyz'}${h.port !== undefined ? ` on :${h.port}` : ''}`);
-  }
-  appOn(port).use(via((g) => g.router));
-
-  const servers: Array<{ configured: number; port: number; server: http.Server }> = [];
-  for (const [p, app] of apps) {
-    const server = await new Promise<http.Server>((resolve, reject) => {
-      const s = app.listen(p, host, () => resolve(s)).once('error', reject);
-    });
-    // Idle keep-alive connections outlive a load balancer's usual 60 s, so the client side always closes first.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
-    servers.push({ configured: p, port: (server.address() as { port: number }).port, server });
-  }
-  const publicPort = servers.find((s) => s.configured === port)?.port ?? port;
-  const describeModels = (c: GatewayConfig): string => c.models.map((m) => `${m.id} (${m.capability}, ${m.upstream})`).join(', ');
-  print(`model-gateway ${VERSION} serving on http://${host}:${publicPort}`);
-  print(`  store: ${opened.describe}${redis ? '; limits: redis' : '; limits: in memory'}`);
+  const url = `http://${host}:${servers[0]?.port}`;
+  const migrated = applied === undefined ? '' : applied.length > 0 ? `, migrations applied now: ${applied.join(', ')}` : ', schema up to date';
+  print(`model-gateway ${VERSION} serving on ${url}`);
+  print(`  store: ${gateway.store.describe}${migrated}; limits: ${gateway.redis ? 'redis' : 'in memory'}`);
   print(`  models: ${describeModels(config)}`);
-  print(`  mounts: /v1 (public API)${mounts.length ? `, ${mounts.join(', ')}` : ''}`);
+  print(`  mounts: /v1 (public API)${gateway.mounts.length ? `, ${gateway.mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
-  if (config.admin) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === (config.admin?.port ?? port))?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
-  if (zero) {
-    const caller = `sk-mgw-${randomBytes(24).toString('base64url')}`;
-    await store.createKey({ keyHash: hashKey(caller), prefix: prefixOf(caller), callerId: 'first-caller' });
-    print(`  admin token (shown once): ${zero.adminToken}`);
-    print(`  first caller key (shown once): ${caller}; credit it: curl -X POST http://${host}:${publicPort}/admin/accounts/first-caller/credits -H "authorization: Bearer <admin token>" -H "idempotency-key: first" -H "content-type: application/json" -d '{"amount":1000}'`);
-  }
+  if (config.admin) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === config.admin?.port)?.port ?? servers[0]?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
+  if (zero) for (const line of await welcome(gateway.store.store as MemoryStore, url, zero)) print(line);
 
   const reload = (): void => {
     if (!configFile) {
@@ -108,13 +69,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
     }
     try {
       const next = loadConfig(configFile, env);
-      if (JSON.stringify([next.store, next.redis, next.server, next.admin?.path, next.admin?.port, next.metrics, next.health]) !== JSON.stringify([config.store, config.redis, config.server, config.admin?.path, config.admin?.port, config.metrics, config.health])) {
-        throw new ConfigError('store, redis, server, mounts and ports change only with a restart');
-      }
-      const old = current;
-      current = generation(next);
-      config = next;
-      void old.router.close({ graceMs: 30_000 });
+      gateway.reload(next);
       print(`reloaded ${configFile}: models ${describeModels(next)}`);
     } catch (err) {
       print(`reload refused, the old config keeps serving: ${err instanceof Error ? err.message : String(err)}`);
@@ -122,13 +77,16 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   };
   process.on('SIGHUP', reload);
 
-  const close = async (): Promise<void> => {
+  const stop = async (): Promise<void> => {
     process.off('SIGHUP', reload);
-    for (const { server } of servers) server.close();
-    await current.router.close();
-    for (const { server } of servers) server.closeAllConnections();
-    await redis?.close();
-    await opened.close();
+    const drained = gateway.drain(); // refuses new requests from here on
+    print('draining: new requests get 529, requests in flight finish, billing is flushed; the ports stay open until then');
+    await drained;
+    for (const { server } of servers) {
+      server.close();
+      server.closeAllConnections();
+    }
+    await gateway.close();
   };
-  return { close };
+  return { stop };
 }

@@ -1,0 +1,73 @@
+/**
+ * A fresh clone of the committed HEAD, as a user meets it: `npm ci` (which builds through
+ * `prepare`), then the README's first commands exactly as written, each answering a real request.
+ * One clone serves both commands (about 20 s and 260 MB of node_modules, removed after).
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { watch, type Running } from '../helpers/binary';
+import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { UPSTREAM_KEY, type GatedFake } from '../helpers/fake-server';
+
+const run = promisify(execFile);
+const root = path.join(__dirname, '..', '..');
+const clone = mkdtempSync(path.join(os.tmpdir(), 'mgw-clone-'));
+let upstream: GatedFake;
+
+/** A user's environment: none of the npm run that started jest, none of this checkout's node_modules/.bin. */
+const userEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { PORT: '0', ...extra };
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^npm_|^INIT_CWD$|^(ANTHROPIC|OPENAI)_|^MODEL_GATEWAY_/i.test(name) || name in env) continue;
+    env[name] = name === 'PATH' ? value?.split(path.delimiter).filter((dir) => !dir.includes(`node_modules${path.sep}.bin`)).join(path.delimiter) : value;
+  }
+  return env;
+};
+
+/** Starts a shell command in the clone, in a process group of its own (npm starts children). */
+function startInClone(command: string, env: NodeJS.ProcessEnv): Running {
+  return watch(spawn('bash', ['-c', command], { cwd: clone, env, detached: true }));
+}
+async function end(running: Running): Promise<void> {
+  if (running.child.exitCode === null && running.child.signalCode === null) process.kill(-(running.child.pid as number), 'SIGTERM');
+  await running.exited;
+}
+
+beforeAll(async () => {
+  upstream = await startAnthropicFake();
+  execFileSync('git', ['clone', '--quiet', root, clone]);
+  expect(execFileSync('git', ['-C', clone, 'rev-parse', 'HEAD'], { encoding: 'utf8' })).toBe(execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }));
+  await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, env: userEnv() });
+}, 300_000);
+afterAll(async () => {
+  await upstream.close();
+  rmSync(clone, { recursive: true, force: true });
+});
+
+it('`npm start` serves the demo; the curl line it prints, run as printed, gets an answer', async () => {
+  const demo = startInClone('npm start', userEnv());
+  try {
+    const line = (await demo.waitFor(/^try: (curl .*)$/m))[1] as string;
+    expect(demo.out()).toContain('LOCAL STAND-IN');
+    const { stdout } = await run('bash', ['-c', line], { env: userEnv() });
+    expect(JSON.parse(stdout)).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text' }] });
+  } finally {
+    await end(demo);
+  }
+}, 60_000);
+
+it('`ANTHROPIC_API_KEY=… npx model-gateway serve` starts zero-config; the banner\'s lines, pasted, get a 200 from the upstream', async () => {
+  const gateway = startInClone(`ANTHROPIC_API_KEY=${UPSTREAM_KEY} npx model-gateway serve`, userEnv({ ANTHROPIC_BASE_URL: upstream.url }));
+  try {
+    const block = (await gateway.waitFor(/Paste these lines into a shell:\n\n([\s\S]*?)\n\n/))[1] as string;
+    const { stdout } = await run('bash', ['-e', '-c', block], { env: userEnv() });
+    const [credited, answer] = stdout.trimEnd().split('\n');
+    expect(JSON.parse(credited as string)).toMatchObject({ applied: true });
+    expect(JSON.parse(answer as string)).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hello from the fake upstream' }] });
+  } finally {
+    await end(gateway);
+  }
+}, 60_000);

@@ -1,0 +1,91 @@
+/**
+ * The whole gateway of a config, built by the library's own factories, whose checks refuse what
+ * they cannot serve: serve listens with it, validate stops here. Nothing here listens or reaches
+ * the database or Redis.
+ */
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import { createAdminRouter } from '../admin/router';
+import { DashboardSessions } from '../admin/dashboard/sessions';
+import { jsonBody } from '../middleware/json-body';
+import { health } from '../observe/health';
+import { jsonLogger } from '../observe/logger';
+import { createMetrics } from '../observe/metrics';
+import { createGatewayRouter, type GatewayRouter } from '../router';
+import { layoutApps, type Mounted } from './apps';
+import { buildModels, createRedis, createStore, type ConfiguredStore } from './build';
+import { buildAt, ConfigError, type GatewayConfig } from './config';
+
+/** One config's routers; a reload builds the next one whole before it swaps. */
+interface Generation extends Mounted {
+  router: GatewayRouter;
+}
+
+/** A built gateway: what serve needs to connect, listen, reload and drain. */
+export interface Gateway {
+  store: ConfiguredStore;
+  redis: Redis | undefined;
+  /** The Express apps by configured port, the public port's first. */
+  apps: Map<number, Express>;
+  /** What is mounted where (admin API, metrics, health), for the start-up summary. */
+  mounts: string[];
+  /** Builds `next` and swaps it in (the old routers drain); throws a ConfigError, leaving the old one serving. */
+  reload(next: GatewayConfig): void;
+  /** Stops accepting (529) and waits for the requests in flight, up to `server.drainGraceMs`. */
+  drain(): Promise<void>;
+  /** Ends the store and Redis connections. */
+  close(): Promise<void>;
+}
+
+/** What a restart alone may change: the store, Redis, the server and where things are mounted. */
+const fixedPart = (c: GatewayConfig): string =>
+  JSON.stringify([c.store, c.redis, c.server, c.admin?.path, c.admin?.port, c.metrics, c.health]);
+
+/** Builds every part of `config`; `print` writes the request log lines. */
+export async function assemble(config: GatewayConfig, print: (line: string) => void): Promise<Gateway> {
+  const store = await createStore(config);
+  const redis = await createRedis(config).catch(async (err: unknown) => { await store.close(); throw err; });
+  try {
+    const metrics = config.metrics ? createMetrics() : undefined;
+    const bodyLimit = config.server?.bodyLimit;
+    const sessions = new DashboardSessions(); // one for every generation: a reload keeps the dashboard signed in
+    const build = (c: GatewayConfig): Generation => {
+      const { models, upstreams } = buildModels(c);
+      const logger = c.logging?.requests === false ? undefined : jsonLogger(print);
+      if (bodyLimit !== undefined) buildAt('server.bodyLimit', () => jsonBody({ limit: bodyLimit }));
+      const router = buildAt('limits', () => createGatewayRouter({
+        store: store.store, models, logger, metrics, ...(bodyLimit !== undefined ? { bodyLimit } : {}),
+        limits: { ...c.limits, ...(redis ? { redis } : {}) },
+      }));
+      const tokens = c.admin?.tokens;
+      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard: sessions })) : undefined;
+      return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }) };
+    };
+    let current = build(config);
+    const retiring = new Set<Promise<void>>(); // routers a reload replaced, still finishing their requests
+    const fixed = fixedPart(config);
+    const grace = (): { graceMs?: number } => (config.server?.drainGraceMs !== undefined ? { graceMs: config.server.drainGraceMs } : {});
+    const { apps, mounts } = layoutApps(config, { metrics, health: config.health !== undefined, current: () => current });
+    return {
+      store, redis, apps, mounts,
+      reload(next) {
+        if (fixedPart(next) !== fixed) throw new ConfigError('store, redis, server, mounts and ports change only with a restart');
+        const old = current;
+        current = build(next);
+        const closing = old.router.close(grace()).finally(() => retiring.delete(closing));
+        retiring.add(closing);
+      },
+      async drain() {
+        await Promise.all([current.router.close(grace()), ...retiring]);
+      },
+      async close() {
+        redis?.disconnect();
+        await store.close();
+      },
+    };
+  } catch (err) {
+    redis?.disconnect();
+    await store.close();
+    throw err;
+  }
+}
