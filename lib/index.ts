@@ -41,6 +41,7 @@ export type { NodeHttpFetchOptions } from './upstreams/http/node-http-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
 export { createAdminRouter } from './admin/router';
 export { adminOpenApi } from './admin/openapi';
+export { DashboardSessions } from './admin/dashboard/sessions';
 export { createMetrics } from './observe/metrics';
 export { otelObserver } from './observe/otel';
 export { health } from './observe/health';
@@ -51,6 +52,7 @@ export type { GatewayRouter } from './router';
 export type { AdminRouterOptions } from './admin/router';
 export type { AdminToken } from './admin/auth';
 export type { AdminStore } from './admin/store';
+export type { DashboardSessionOptions } from './admin/dashboard/sessions';
 export type { GatewayMetrics, LiveFigures, MetricsOptions } from './observe/metrics';
 export type { MeterLike } from './observe/otel';
 export type { HealthHandlers, HealthOptions } from './observe/health';
@@ -89,6 +91,7 @@ export type { AuditEntry, AuditQuery, AuditStore } from './stores/audit';
 export type { KeyAdminStore, KeyPatch, KeyRecord, KeyStatus, NewKey } from './stores/keys';
 export type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
 export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
+export type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stores/stats';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, SettleResult, Settlement,
 } from './stores/types';

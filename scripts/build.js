@@ -1,5 +1,6 @@
 // Builds dist/ from an empty folder (nothing stale is packed): the compiled library without source
-// maps (the sources are not shipped), the ES module wrapper, the SQL migrations and the config schema.
+// maps (the sources are not shipped), the ES module wrapper, the SQL migrations, the dashboard's
+// files and the config schema.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -14,5 +15,6 @@ try {
 }
 require('./esm-wrapper');
 fs.cpSync(path.join(root, 'lib', 'stores', 'sql'), path.join(dist, 'stores', 'sql'), { recursive: true });
+fs.cpSync(path.join(root, 'lib', 'admin', 'dashboard', 'public'), path.join(dist, 'admin', 'dashboard', 'public'), { recursive: true, filter: (f) => !f.endsWith('.d.ts') });
 const { configSchema } = require(path.join(dist, 'cli', 'config-schema.js'));
 fs.writeFileSync(path.join(dist, 'cli', 'config.schema.json'), JSON.stringify(configSchema, null, 2));

@@ -136,7 +136,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const lists: Record<string, string> = {
       '/keys': `/keys?callerId=${caller}`, '/accounts/{callerId}/ledger': `/accounts/${caller}/ledger`, '/requests': `/requests?callerId=${caller}`,
       '/reviews': `/reviews?callerId=${caller}`, '/spend': `/spend?callerId=${caller}&from=${Date.now() - DAY}&to=${Date.now() + DAY}`, '/models': '/models',
-      '/audit': `/audit?target=caller:${caller}`,
+      '/audit': `/audit?target=caller:${caller}`, '/accounts': '/accounts',
     };
     // The document's lists are exactly these: every GET whose answer is a page.
     const documented = Object.entries(adminOpenApi.paths).filter(([, item]) => {

@@ -1,5 +1,5 @@
-/** adminAuth(): admin tokens from options, compared in constant time; read-only and read-write. */
-import type { RequestHandler } from 'express';
+/** adminAuth(): admin tokens from options, compared in constant time; read-only and read-write; or a dashboard session. */
+import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors';
 
@@ -16,7 +16,8 @@ export interface AdminIdentity {
   access: 'read' | 'write';
 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+/** SHA-256 of a secret: what is compared and kept, never the secret. */
+export const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /** Checks the tokens once: names unique, secrets at least 16 characters and unique. */
 export function checkTokens(tokens: readonly AdminToken[]): void {
@@ -32,19 +33,48 @@ export function checkTokens(tokens: readonly AdminToken[]): void {
   }
 }
 
+/** The configured tokens by digest: who a presented secret is, and who a session opened with one is. */
+export class AdminTokens {
+  private readonly known: ReadonlyArray<{ digest: Buffer; identity: AdminIdentity }>;
+
+  constructor(tokens: readonly AdminToken[]) {
+    checkTokens(tokens);
+    this.known = tokens.map((t) => ({ digest: digest(t.token), identity: Object.freeze({ name: t.name, access: t.access }) }));
+  }
+
+  /**
+   * The identity of a presented secret and its digest. Every token is compared (SHA-256 digests,
+   * timingSafeEqual), so the time taken says nothing about which one, or how much of one, matched.
+   */
+  identify(secret: string): { identity: AdminIdentity; digest: Buffer } | undefined {
+    const presented = digest(secret);
+    let found: { identity: AdminIdentity; digest: Buffer } | undefined;
+    for (const k of this.known) if (timingSafeEqual(k.digest, presented) && !found) found = k;
+    return found;
+  }
+
+  /** The identity of a token a session was opened with, while it is still configured (with its access of now). */
+  byDigest(d: Buffer): AdminIdentity | undefined {
+    return this.known.find((k) => k.digest.equals(d))?.identity;
+  }
+}
+
+/** Identifies a request without a Bearer token (the dashboard's session cookie): an identity, a refusal, or undefined for none. */
+export type SessionAuth = (req: Request, tokens: AdminTokens) => AdminIdentity | GatewayError | undefined;
+
 /**
- * `Authorization: Bearer <admin token>`; every configured token is compared (SHA-256 digests,
- * timingSafeEqual), so the time taken says nothing about which one, or how much of one, matched.
+ * `Authorization: Bearer <admin token>`, or else a dashboard session when `session` is given.
  * Missing or unknown: 401. A `read` token on a write (any method but GET): 403.
  */
-export function adminAuth(tokens: readonly AdminToken[]): RequestHandler {
-  checkTokens(tokens);
-  const known = tokens.map((t) => ({ digest: digest(t.token), identity: Object.freeze({ name: t.name, access: t.access }) }));
+export function adminAuth(tokens: AdminTokens, session?: SessionAuth): RequestHandler {
   return function adminAuthMiddleware(req, res, next) {
     const header = req.headers.authorization;
-    const presented = typeof header === 'string' && header.startsWith('Bearer ') ? digest(header.slice(7).trim()) : undefined;
-    let found: AdminIdentity | undefined;
-    if (presented) for (const k of known) if (timingSafeEqual(k.digest, presented) && !found) found = k.identity;
+    const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? tokens.identify(header.slice(7).trim())?.identity : undefined;
+    const found = bearer ?? (header === undefined ? session?.(req, tokens) : undefined);
+    if (found instanceof GatewayError) {
+      next(found);
+      return;
+    }
     if (!found) {
       next(new GatewayError('authentication_error', 'authorization: a valid admin token is required (Authorization: Bearer <token>).'));
       return;

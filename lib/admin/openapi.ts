@@ -60,6 +60,12 @@ const schemas = {
   Audit: { type: 'object', required: ['id', 'at', 'actor', 'action', 'target', 'before', 'after'], properties: { id: { type: 'string' }, at: { type: 'integer' }, actor: { type: 'string' }, action: { type: 'string' }, target: { type: 'string' }, before: {}, after: {} } },
   /** As PUT /models takes it, with every field shown (null for what is not set). */
   Model: { ...modelSchema, required: Object.keys(modelSchema.properties) },
+  // Overview reads (lib/admin/stats.ts).
+  AccountRow: { type: 'object', required: ['callerId', 'balance', 'held'], additionalProperties: false, properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' } } },
+  SeriesPoint: {
+    type: 'object', required: ['at', 'requests', 'errors', 'cost', 'charge'], additionalProperties: false,
+    properties: { at: { type: 'integer' }, requests: { type: 'integer' }, errors: { type: 'integer' }, cost: { type: 'string', description: 'exact, in minor units' }, charge: { type: 'integer' } },
+  },
 };
 
 const grants = { models: { type: ['array', 'null'], items: { type: 'string' } }, limits, metadata: { type: ['object', 'null'], additionalProperties: { type: 'string' } } };
@@ -118,6 +124,21 @@ export const adminOpenApi = Object.freeze({
       },
     },
     '/audit': { get: { summary: 'Audit trail of operator writes, newest first', parameters: [param('target', 'query'), ...paging], responses: { 200: json(page('Audit')), ...errors } } },
+    // Overview reads (lib/admin/stats.ts): accounts by balance, the request log per time bucket.
+    '/accounts': { get: { summary: 'Accounts, lowest balance first (ties by caller id)', parameters: paging, responses: { 200: json(page('AccountRow')), ...errors } } },
+    '/stats/requests': {
+      get: {
+        summary: 'Requests, errors (an error code or a status of 400 or more) and spend per bucket of [from, to), the first starting at from; every bucket present, at most 1000',
+        parameters: [timeParam('from', true), timeParam('to', true), { name: 'bucketMs', in: 'query', required: true, schema: { type: 'integer', minimum: 60000 } }, param('callerId', 'query')],
+        responses: {
+          200: json({
+            type: 'object', required: ['from', 'to', 'bucketMs', 'buckets'],
+            properties: { from: { type: 'integer' }, to: { type: 'integer' }, bucketMs: { type: 'integer' }, callerId: { type: 'string' }, buckets: { type: 'array', items: ref('SeriesPoint') } },
+          }),
+          ...errors,
+        },
+      },
+    },
   },
   components: {
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An admin token from createAdminRouter({ tokens }).' } },

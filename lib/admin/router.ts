@@ -1,4 +1,4 @@
-/** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit), mounted apart from the public router. */
+/** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit) and its dashboard, mounted apart from the public router. */
 import express, { type RequestHandler, type Router } from 'express';
 import { catalogReader, type ModelsOption } from '../catalog';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
@@ -8,10 +8,13 @@ import { notFound } from '../middleware/not-found';
 import { requestId } from '../middleware/request-id';
 import { sendJson } from '../wire/send-json';
 import { accountRoutes } from './accounts';
-import { adminAuth, type AdminToken } from './auth';
+import { adminAuth, AdminTokens, type AdminToken } from './auth';
+import { dashboardRoutes, sessionAuth } from './dashboard/routes';
+import { DashboardSessions } from './dashboard/sessions';
 import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
 import { recordRoutes } from './records';
+import { statsRoutes } from './stats';
 import { ADMIN_METHODS, type AdminStore } from './store';
 
 /** Options of createAdminRouter(). */
@@ -27,18 +30,29 @@ export interface AdminRouterOptions {
   models?: ModelsOption;
   /** Adapters a replaced catalog may name, besides those the catalog already uses (by adapter name). Default: none. */
   upstreams?: Readonly<Record<string, MessagesAdapter | RerankAdapter>>;
+  /**
+   * The operator dashboard at `<mount>/dashboard/`, signed in with these tokens (docs/dashboard.md).
+   * `true`: with sessions of its own; a `DashboardSessions`: sessions shared with other routers (so
+   * a reload keeps them) and its limits; `false`: no dashboard. Default: true.
+   */
+  dashboard?: boolean | DashboardSessions;
 }
 
 /**
  * Mount it on a path or port of its own (`app.use('/admin', createAdminRouter({ store, tokens }))`).
  * `GET /openapi.json` describes every route (OpenAPI 3.1); errors use the gateway's shape; every
  * write is in the audit trail with the token's name; no answer holds a secret but a new key's.
+ * The dashboard (`/admin/dashboard/`) is a page over these same routes.
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
   const store = options?.store;
   const missing = ADMIN_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) throw new TypeError(`createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
   if (options.models !== undefined) catalogReader(options.models); // checked now, not at the first request
+  const { dashboard = true } = options;
+  if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new TypeError('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
+  const tokens = new AdminTokens(options.tokens);
+  const sessions = dashboard === true ? new DashboardSessions() : dashboard || undefined;
   const router = express.Router();
   const parse = jsonBody();
   // A JSON body where one is sent; a bodiless POST (disable, revoke…) reads as {}.
@@ -51,9 +65,11 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     }
     parse(req, res, next);
   };
-  router.use(requestId({ endpoint: 'admin' }), adminAuth(options.tokens), body);
+  router.use(requestId({ endpoint: 'admin' }));
+  if (sessions) router.use(dashboardRoutes(tokens, sessions));
+  router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store, options.models), accountRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
+  router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
   router.use(notFound(), errorHandler());
   return router;
 }

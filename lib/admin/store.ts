@@ -6,13 +6,14 @@ import type { Credit, CreditResult } from '../stores/credit';
 import type { KeyAdminStore } from '../stores/keys';
 import type { Account, LedgerReads } from '../stores/reads';
 import type { ReviewStore } from '../stores/reviews';
+import type { StatsReads } from '../stores/stats';
 import type { Awaitable } from '../stores/types';
 
 /** A store the admin API can run on. */
-export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & { credit(credit: Credit): Awaitable<CreditResult> };
+export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & StatsReads & { credit(credit: Credit): Awaitable<CreditResult> };
 
 export const ADMIN_METHODS = ['createKey', 'getKey', 'listKeys', 'updateKey', 'appendAudit', 'listAudit', 'listReviews', 'resolveReview',
-  'getAccount', 'listLedger', 'listRequests', 'spend', 'credit'] as const;
+  'getAccount', 'listLedger', 'listRequests', 'spend', 'credit', 'listAccounts', 'requestSeries'] as const;
 
 /** Records an operator's write in the audit trail, under the name of the token that made it. */
 export async function audit(store: AdminStore, res: Response, action: string, target: string, before: unknown, after: unknown): Promise<void> {

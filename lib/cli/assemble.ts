@@ -6,6 +6,7 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createAdminRouter } from '../admin/router';
+import { DashboardSessions } from '../admin/dashboard/sessions';
 import { jsonBody } from '../middleware/json-body';
 import { health } from '../observe/health';
 import { jsonLogger } from '../observe/logger';
@@ -47,6 +48,7 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
   try {
     const metrics = config.metrics ? createMetrics() : undefined;
     const bodyLimit = config.server?.bodyLimit;
+    const sessions = new DashboardSessions(); // one for every generation: a reload keeps the dashboard signed in
     const build = (c: GatewayConfig): Generation => {
       const { models, upstreams } = buildModels(c);
       const logger = c.logging?.requests === false ? undefined : jsonLogger(print);
@@ -56,7 +58,7 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
         limits: { ...c.limits, ...(redis ? { redis } : {}) },
       }));
       const tokens = c.admin?.tokens;
-      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens })) : undefined;
+      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard: sessions })) : undefined;
       return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }) };
     };
     let current = build(config);

@@ -4,6 +4,8 @@ import type { Caller } from '../types';
 import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
 import { auditPage, ledgerPage, requestPage, spendOf } from './memory-reads';
+import { accountsPage, seriesOf } from './memory-stats';
+import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import { hashKey } from './hash';
@@ -34,7 +36,7 @@ export interface MemoryStoreOptions {
  * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
  * Use PostgresStore for several instances.
  */
-export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore {
+export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads {
   private readonly keys = new MemoryKeys();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
@@ -237,6 +239,9 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   listRequests(query: RequestQuery = {}): Page<RequestLogEntry> { return requestPage(lastOf(this.log, this.maxRecords), query); }
 
   spend(query: ReadQuery & { from: number; to: number }): Page<SpendRow> { return spendOf(lastOf(this.log, this.maxRecords), query); }
+
+  listAccounts(query: AccountQuery = {}): Page<AccountRow> { return accountsPage(this.balances, (id) => this.held(id), query); }
+  requestSeries(query: SeriesQuery): SeriesPoint[] { return seriesOf(lastOf(this.log, this.maxRecords), query); }
 
   /** The charge of a settled request (its details are in the log); undefined until it is settled. */
   getCharge(requestId: string): number | undefined { return this.settled.get(requestId); }

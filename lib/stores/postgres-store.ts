@@ -5,11 +5,13 @@ import { hashKey } from './hash';
 import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
 import * as reads from './postgres-reads';
 import * as pgKeys from './postgres-keys';
+import * as stats from './postgres-stats';
 import { prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import { decimal, num } from './postgres-reads';
 import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
+import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { retryDeadlock, settleBatch } from './postgres-settle';
@@ -45,7 +47,7 @@ const KEY_CACHE_SIZE = 10_000;
  * Reserve is one statement and settle one transaction: atomic across instances, exactly once per
  * request id by primary key. Run `migrate()` once before use (safe from every instance).
  */
-export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore {
+export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads {
   readonly schema: string;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
@@ -227,6 +229,9 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   listRequests(query: RequestQuery = {}): Promise<Page<RequestLogEntry>> { return reads.listRequests(this.pool, this.schema, query); }
 
   spend(query: ReadQuery & { from: number; to: number }): Promise<Page<SpendRow>> { return reads.spend(this.pool, this.schema, query); }
+
+  listAccounts(query: AccountQuery = {}): Promise<Page<AccountRow>> { return stats.listAccounts(this.pool, this.schema, query); }
+  requestSeries(query: SeriesQuery): Promise<SeriesPoint[]> { return stats.requestSeries(this.pool, this.schema, query); }
 
   /** Balance, live holds, the remainder owed below one unit, and the ledger sum (must equal the balance). */
   async getAccount(callerId: string): Promise<Account> {

@@ -1,0 +1,92 @@
+// @ts-check
+/** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
+import { ApiError, get, list, newKey, send } from '../api.js';
+import { append, facts, field, h, notice, table } from '../dom.js';
+import { money, time, usageRows } from '../format.js';
+import { pager, text, whole, writeForm } from '../ui.js';
+
+export const title = 'Accounts';
+
+/** @typedef {import('../shapes').AccountRow} AccountRow @typedef {import('../shapes').LedgerEntry} LedgerEntry @typedef {import('../shapes').Account} Account */
+
+/** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
+export async function render(view, ctx) {
+  if (ctx.param !== undefined) return account(view, ctx, ctx.param);
+  const find = h('form', { class: 'inline', 'data-form': 'find-account' },
+    field('Caller id', h('input', { name: 'callerId', required: true, autocomplete: 'off' })),
+    h('button', { type: 'submit' }, 'Open'));
+  find.addEventListener('submit', (e) => {
+    e.preventDefault();
+    ctx.go(`#/accounts/${encodeURIComponent(String(new FormData(find).get('callerId')).trim())}`);
+  });
+  const accounts = pager((after) => list('accounts', { limit: 50, after }), /** @param {AccountRow[]} items */ (items) => table([
+    { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },
+    { title: 'Balance', cell: (a) => money(a.balance), class: 'num' },
+    { title: 'Held', cell: (a) => money(a.held), class: 'num' },
+  ], items, 'No accounts yet.'));
+  await accounts.open();
+  append(view, find, h('h2', null, 'Lowest balance first'), accounts.box);
+}
+
+/** The account, or null when the caller has none yet. @param {string} path @returns {Promise<Account | null>} */
+async function accountOf(path) {
+  try {
+    return await get(path);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx @param {string} callerId */
+async function account(view, ctx, callerId) {
+  const path = `accounts/${encodeURIComponent(callerId)}`;
+  const found = await accountOf(path);
+  /** @param {Account} a */
+  const summary = (a) => facts([
+    ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
+    ['Held by requests in flight', money(a.held)],
+    ['Available', money(a.balance - a.held)],
+    ['Carried below one unit', a.carry],
+    ['Ledger sum', money(a.ledger)],
+  ]);
+  const shown = h('div', { 'data-part': 'account' }, found ? summary(found) : notice('error', `${callerId} has no account yet: a credit with "Open the account" opens it.`));
+  const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), /** @param {LedgerEntry[]} items */ (items) => table([
+    { title: 'Time', cell: (r) => time(r.at), class: 'time' },
+    { title: 'Kind', cell: (r) => r.kind },
+    { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
+    { title: 'For', cell: (r) => usageRows(r.usage).filter(([, n]) => n !== '0').map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ') || '—' },
+    { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },
+  ], items, 'No ledger rows yet.'));
+
+  // One key per intended movement: a retry or a second click of the same one moves money once.
+  let idempotencyKey = newKey();
+  const credit = writeForm({
+    ctx, name: 'credit', legend: 'Credit or debit', submit: 'Apply',
+    fields: [
+      h('div', { class: 'choice', role: 'radiogroup', 'aria-label': 'Direction' },
+        h('label', null, h('input', { type: 'radio', name: 'direction', value: 'credit', checked: true }), ' Credit (top up)'),
+        h('label', null, h('input', { type: 'radio', name: 'direction', value: 'debit' }), ' Debit')),
+      field('Amount', h('input', { name: 'amount', inputmode: 'numeric', pattern: '[0-9]*', required: true, autocomplete: 'off' }), 'Whole minor units, as the ledger counts them.'),
+      found ? null : h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'createAccount', checked: true }), ' Open the account'),
+    ],
+    action: async (data) => {
+      const amount = whole(data, 'amount', 'Amount');
+      if (!amount) throw new Error('Amount: more than 0.');
+      const signed = text(data, 'direction') === 'debit' ? -amount : amount;
+      const body = { amount: signed, ...(data.get('createAccount') === 'on' ? { createAccount: true } : {}) };
+      /** @type {{ applied: boolean, account: Account }} */
+      const out = await send('POST', `${path}/credits`, body, { 'idempotency-key': idempotencyKey });
+      if (!found) return ctx.refresh(); // opened: shown with its ledger
+      idempotencyKey = newKey();
+      credit.reset();
+      shown.replaceChildren(summary(out.account));
+      await ledger.open();
+      return `${out.applied ? 'Applied' : 'Already applied'}: ${money(signed, true)}. Balance ${money(out.account.balance)}.`;
+    },
+  });
+  credit.addEventListener('input', () => { idempotencyKey = newKey(); }); // other figures: another movement
+  if (found) await ledger.open();
+  view.querySelector('h1')?.append(h('span', { class: 'muted' }, ` · ${callerId}`));
+  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), shown, credit, found ? [h('h2', null, 'Ledger'), ledger.box] : null);
+}

@@ -1,0 +1,90 @@
+// @ts-check
+/** Models: the live catalog with its prices; an edit replaces it through PUT /models, whose checks refuse a bad catalog (the old one serves on). */
+import { list, send } from '../api.js';
+import { append, field, h, notice, table } from '../dom.js';
+import { heading, PRICE_FIELDS, price } from '../format.js';
+import { writeForm } from '../ui.js';
+
+export const title = 'Models';
+
+/** @typedef {import('../shapes').ModelView} ModelView */
+
+/** A price as set, or the default in effect when it is not. @param {ModelView} m @param {string} key */
+const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key]) : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, `${m.prices[key]} (default)`) : '—');
+
+/** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
+export async function render(view, ctx) {
+  /** @type {{ items: ModelView[] }} */
+  const { items: models } = await list('models', { limit: 1000 });
+  // Every price of the table (one not set shows the default in effect), and any other a model holds.
+  const labels = new Map(PRICE_FIELDS.map(([key, label]) => [key, heading(label)]));
+  const held = [...new Set(models.flatMap((m) => Object.keys(m.pricing ?? {})))];
+  const shown = [...labels.keys(), ...held.filter((key) => !labels.has(key))];
+  const agentReady = models.some((m) => 'agentReady' in m);
+  const editor = h('div', { 'data-part': 'editor' });
+  /** Replaces the catalog with `next`; refused, the message shows and nothing changed. @param {unknown} next */
+  const replace = async (next) => {
+    await send('PUT', 'models', { models: next });
+    ctx.refresh();
+  };
+
+  /** The prices a model's form edits: the table's, and any other it holds. @param {ModelView} m */
+  const fields = (m) => [...labels.keys(), ...Object.keys(m.pricing ?? {}).filter((key) => !labels.has(key))];
+
+  /** @param {ModelView} m */
+  const edit = (m) => {
+    const form = writeForm({
+      ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
+      fields: [
+        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default).'),
+        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] && `default ${m.prices[key]}`, autocomplete: 'off' })))),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'free', checked: m.free }), ' Free of charge'),
+        'agentReady' in m ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agentReady', checked: m.agentReady }), ' Agent-ready') : null,
+      ],
+      action: async (data) => {
+        /** @type {Record<string, unknown>} */
+        const pricing = {};
+        for (const key of fields(m)) {
+          const typed = String(data.get(`price.${key}`) ?? '').trim();
+          const before = m.pricing?.[key];
+          if (typed !== '') pricing[key] = before !== undefined && String(before) === typed ? before : typed; // unchanged keeps its form
+        }
+        const changed = { ...m, pricing: Object.keys(pricing).length > 0 ? pricing : null, free: data.get('free') === 'on', ...('agentReady' in m ? { agentReady: data.get('agentReady') === 'on' } : {}) };
+        await replace(models.map((x) => (x.id === m.id ? changed : x)));
+      },
+    });
+    editor.replaceChildren(form);
+    /** @type {HTMLElement | null} */ (form.querySelector('input'))?.focus();
+  };
+
+  const json = writeForm({
+    ctx, name: 'catalog-json', legend: 'The whole catalog as JSON', submit: 'Replace catalog',
+    fields: [field('Models', h('textarea', { name: 'models', rows: 12, spellcheck: 'false' }, JSON.stringify(models, null, 2)), 'Add, remove or change models; upstreams by adapter name.')],
+    action: async (data) => {
+      let next;
+      try {
+        next = JSON.parse(String(data.get('models')));
+      } catch (err) {
+        throw new Error(`Models: not JSON (${err instanceof Error ? err.message : String(err)}).`);
+      }
+      await replace(next);
+    },
+  });
+
+  append(view,
+    h('p', { class: 'muted' }, 'Prices in minor units, per the unit each one names in its form (Edit…); "default": not set, the upstream format\'s default in effect.'),
+    table([
+      { title: 'Model', cell: (m) => h('code', null, m.id) },
+      { title: 'Kind', cell: (m) => m.capability },
+      { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
+      ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+      ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
+      { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
+      { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num' },
+      { title: '', cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…') },
+    ], models, 'The catalog is empty.'),
+    editor,
+    h('details', null, h('summary', null, 'Edit the whole catalog as JSON'), json),
+    models.length >= 1000 ? notice('error', 'Only the first 1000 models are shown.') : null,
+  );
+}

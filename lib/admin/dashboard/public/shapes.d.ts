@@ -1,0 +1,24 @@
+/** The admin API's answers as the page reads them: the server's own types, so the page follows any change to them. */
+export type { AuditEntry } from '../../../stores/audit';
+export type { KeyRecord } from '../../../stores/keys';
+export type { Account, LedgerEntry, Page } from '../../../stores/reads';
+export type { ReviewRecord, ReviewResolution } from '../../../stores/reviews';
+export type { AccountRow, SeriesPoint } from '../../../stores/stats';
+export type { RequestLogEntry } from '../../../stores/types';
+
+/** A model as GET /models shows it (lib/admin/records.ts). */
+export interface ModelView {
+  id: string;
+  capability: 'llm' | 'rerank';
+  upstream: string;
+  upstreamModel: string;
+  pricing: Record<string, number | string> | null;
+  /** Every price in effect, defaults applied (read-only). */
+  prices: Record<string, string> | null;
+  free: boolean;
+  maxOutputTokens: number | null;
+  temperature: boolean;
+  displayName: string | null;
+  createdAt: string | null;
+  agentReady: boolean;
+}
