@@ -1,5 +1,8 @@
 /** Answers in the right shape: unknown paths and methods as JSON errors, each route's own wire format at shutdown, auth messages naming the header sent. */
+import express from 'express';
 import request from 'supertest';
+import { createAdminRouter, MemoryStore } from '../../lib';
+import { listen } from '../helpers/local';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { GatedFake } from '../helpers/fake-server';
 import { addCaller, llmModels, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -32,6 +35,33 @@ describe('unknown paths and methods', () => {
     const res = await request(gw.url).get('/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ type: 'error', error: { type: 'not_found_error' }, request_id: res.headers['request-id'] });
+  });
+});
+
+describe('the admin API: unknown paths and methods, unknown options', () => {
+  const tokens = [{ name: 'ops', token: 'answers-admin-token-0123', access: 'write' as const }];
+  let admin: Awaited<ReturnType<typeof listen>>;
+  beforeAll(async () => {
+    admin = await listen(express().use('/admin', createAdminRouter({ store: new MemoryStore(), tokens })));
+  });
+  afterAll(() => admin.close());
+  const auth = { authorization: `Bearer ${tokens[0]?.token}` };
+
+  it.each([
+    ['DELETE', '/admin/keys', 'POST, GET, HEAD'], ['GET', '/admin/keys/key_1/disable', 'POST'], ['POST', '/admin/accounts/acme', 'GET, HEAD'],
+    ['DELETE', '/admin/models', 'GET, PUT, HEAD'],
+  ])('%s %s: 405 with allow', async (method, path, allow) => {
+    const res = await request(admin.url)[method.toLowerCase() as 'get'](path).set(auth);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe(allow);
+    expect(res.body).toMatchObject({ type: 'error', error: { type: 'method_not_allowed' }, request_id: res.headers['request-id'] });
+  });
+
+  it('an unknown path is a JSON 404; an unknown option is refused at construction, naming the nearest', async () => {
+    const res = await request(admin.url).get('/admin/nothing').set(auth);
+    expect(res.status).toBe(404);
+    expect(res.body.error.type).toBe('not_found_error');
+    expect(() => createAdminRouter({ store: new MemoryStore(), tokens, dashbord: false } as never)).toThrow(/^createAdminRouter: unknown option "dashbord"; did you mean "dashboard"\?$/);
   });
 });
 

@@ -1,6 +1,7 @@
 /** What every admin route shares: async handlers, query parameters and bodies checked with errors naming the field. */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../errors';
+import { methodNotAllowed } from '../middleware/not-found';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { utcDay } from '../stores/reads';
 import { sendJson } from '../wire/send-json';
@@ -98,3 +99,23 @@ export function bodyOf<T>(schema: object): (body: unknown) => T {
 
 /** A 404 naming what was not found. */
 export const notFoundError = (what: string): GatewayError => new GatewayError('not_found_error', what);
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * 405 for a documented path asked with a method it does not take (`allow` lists those it does),
+ * from the OpenAPI document's paths: the one list of the admin routes.
+ */
+export function undocumentedMethod(paths: Readonly<Record<string, object>>): RequestHandler {
+  const routes = Object.entries(paths).map(([template, operations]) => {
+    const methods = Object.keys(operations).map((m) => m.toUpperCase());
+    if (methods.includes('GET')) methods.push('HEAD');
+    const pattern = new RegExp(`^${template.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`);
+    return { pattern, methods, refuse: methodNotAllowed(methods) };
+  });
+  return function undocumentedMethodMiddleware(req, res, next) {
+    const route = routes.find((r) => r.pattern.test(req.path));
+    if (!route || route.methods.includes(req.method)) next();
+    else route.refuse(req, res, next);
+  };
+}

@@ -1,6 +1,7 @@
 /** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit) and its dashboard, mounted apart from the public router. */
 import express, { type RequestHandler, type Router } from 'express';
 import { catalogReader, type ModelsOption } from '../catalog';
+import { checkKnownOptions } from '../check-options';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import { errorHandler } from '../middleware/error-handler';
 import { jsonBody } from '../middleware/json-body';
@@ -11,6 +12,7 @@ import { accountRoutes } from './accounts';
 import { adminAuth, AdminTokens, type AdminToken } from './auth';
 import { dashboardRoutes, sessionAuth } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/sessions';
+import { undocumentedMethod } from './http';
 import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
 import { recordRoutes } from './records';
@@ -38,6 +40,9 @@ export interface AdminRouterOptions {
   dashboard?: boolean | DashboardSessions;
 }
 
+/** Every option's name: a record, so the compiler checks it against AdminRouterOptions both ways. */
+const ADMIN_OPTIONS = Object.keys({ store: true, tokens: true, models: true, upstreams: true, dashboard: true } satisfies Record<keyof AdminRouterOptions, true>);
+
 /**
  * Mount it on a path or port of its own (`app.use('/admin', createAdminRouter({ store, tokens }))`).
  * `GET /openapi.json` describes every route (OpenAPI 3.1); errors use the gateway's shape; every
@@ -45,7 +50,9 @@ export interface AdminRouterOptions {
  * The dashboard (`/admin/dashboard/`) is a page over these same routes.
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
-  const store = options?.store;
+  if (!options || typeof options !== 'object') throw new TypeError('createAdminRouter: pass an options object { store, tokens }.');
+  checkKnownOptions('createAdminRouter', options, ADMIN_OPTIONS);
+  const store = options.store;
   const missing = ADMIN_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) throw new TypeError(`createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
   if (options.models !== undefined) catalogReader(options.models); // checked now, not at the first request
@@ -70,6 +77,6 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
   router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
-  router.use(notFound(), errorHandler());
+  router.use(undocumentedMethod(adminOpenApi.paths), notFound(), errorHandler());
   return router;
 }
