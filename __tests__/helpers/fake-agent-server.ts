@@ -1,6 +1,6 @@
 /** The recording HTTP server under the agent fakes: keeps each request's raw body text, so tests can check bytes. */
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listen } from './local';
 
 /** A request an agent fake received. */
 export interface AgentRequest {
@@ -35,7 +35,6 @@ function parse(text: string): Record<string, unknown> | undefined {
 /** Starts a recording server on 127.0.0.1:0; a handler that throws answers 500 rather than hanging the client. */
 export async function startAgentServer(handler: AgentHandler): Promise<AgentServer> {
   const requests: AgentRequest[] = [];
-  const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -51,20 +50,8 @@ export async function startAgentServer(handler: AgentHandler): Promise<AgentServ
       }
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  const { url, close } = await listen(server);
+  return { url, requests, close };
 }
 
 /** Sends a JSON response. */

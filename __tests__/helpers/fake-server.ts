@@ -1,6 +1,6 @@
 /** A real HTTP server on 127.0.0.1:0 for fake upstreams: records every request it gets. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from './local';
 
 /** A request the fake received. */
 export interface Received {
@@ -31,7 +31,6 @@ export const UPSTREAM_KEY = 'sk-upstream-SECRET-KEY-91c2';
 export async function startFake(handler: FakeHandler): Promise<FakeServer> {
   const received: Received[] = [];
   const aborted: number[] = [];
-  const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,23 +51,15 @@ export async function startFake(handler: FakeHandler): Promise<FakeServer> {
       });
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     received,
     aborted,
     get calls() {
       return received.length;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close,
   };
 }
 

@@ -1,12 +1,11 @@
 /** The admin API's money and records over real HTTP on both stores: unknown accounts, allow-lists in the catalog, times as people type them, one list shape. */
 import express from 'express';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { adminOpenApi, createAdminRouter, LiveCatalog } from '../../lib';
 import { checkAgainstDocument, checkRequestBody, templateOf } from '../helpers/admin-document';
 import { llmModels } from '../helpers/gateway';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
 import { usageOf } from '../helpers/usage';
+import { listen } from '../helpers/local';
 
 const TOKEN = 'admin-records-token-0123456789';
 const DAY = 86_400_000;
@@ -14,7 +13,7 @@ const usage = usageOf({ inputTokens: 10, outputTokens: 5 });
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let made: MadeStore;
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof listen>>;
   let url: string;
   const catalog = new LiveCatalog(llmModels('http://127.0.0.1:9', 'http://127.0.0.1:9', ['claude-a', 'claude-b']));
 
@@ -24,12 +23,11 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const tokens = [{ name: 'ops', token: TOKEN, access: 'write' as const }];
     app.use('/admin', createAdminRouter({ store: made.store, models: catalog, tokens }));
     app.use('/bare', createAdminRouter({ store: made.store, tokens })); // no catalog: allow-lists are not checked
-    server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(app);
+    ({ url } = server);
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await server.close();
     await made.drop();
   });
 

@@ -1,14 +1,13 @@
 /** The admin API over real HTTP on MemoryStore and PostgresStore, every answer checked against its own OpenAPI 3.1 document. */
 import express from 'express';
 import { execFileSync } from 'node:child_process';
-import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createAdminRouter, createGatewayRouter } from '../../lib';
 import { checkAgainstDocument } from '../helpers/admin-document';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { FakeServer } from '../helpers/fake-server';
 import { llmModels, postMessages } from '../helpers/gateway';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
+import { listen } from '../helpers/local';
 
 const WRITE = 'admin-write-token-0123456789';
 const READ = 'admin-read-token-0123456789ab';
@@ -18,7 +17,7 @@ afterAll(async () => upstream.close());
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let made: MadeStore;
-  let server: http.Server;
+  let server: Awaited<ReturnType<typeof listen>>;
   let url: string;
   const texts: string[] = [];
   const secrets: Array<{ secret: string; createdIn: number }> = [];
@@ -30,12 +29,11 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const gateway = createGatewayRouter({ store: made.store, models });
     app.use('/admin', createAdminRouter({ store: made.store, models: gateway.models, tokens: [{ name: 'ops', token: WRITE, access: 'write' }, { name: 'viewer', token: READ, access: 'read' }] }));
     app.use(gateway);
-    server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(app);
+    ({ url } = server);
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
+    await server.close();
     await made.drop();
     // No answer but a key's creation holds a secret.
     for (const { secret, createdIn } of secrets) texts.forEach((t, i) => { if (i !== createdIn) expect(t).not.toContain(secret); });
