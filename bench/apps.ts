@@ -28,6 +28,7 @@ export function benchModels(lib: typeof Library, upstream: string): Library.Mode
     { id: 'gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE },
     // Claude Code's requests (bench/claude-code-body.ts): the whole agent contract, passed through.
     { id: 'agent', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
+    { id: 'agent-gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
     { id: 'rerank', capability: 'rerank', upstream: lib.cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
   ];
 }

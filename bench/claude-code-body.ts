@@ -77,6 +77,20 @@ export const CLAUDE_CODE_HEADERS: Record<string, string> = {
   'x-stainless-timeout': '600',
 };
 
+/** The same answer from an OpenAI-format reasoning upstream: reasoning deltas, text deltas, then the usage chunk with cached tokens. */
+export function claudeCodeAnswerChunks(model = 'agent-gpt'): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench-agent', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  return [
+    chunk({ role: 'assistant', content: '' }),
+    ...Array.from({ length: 8 }, (_, i) => chunk({ reasoning_content: prose(60, 20 + i) })),
+    ...Array.from({ length: 40 }, (_, i) => chunk({ content: prose(24, 40 + i) })),
+    chunk({}, 'stop'),
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench-agent', object: 'chat.completion.chunk', created: 1, model, choices: [], usage: { prompt_tokens: 23_553, completion_tokens: 310, total_tokens: 23_863, prompt_tokens_details: { cached_tokens: 21_400 } } })}\n\n`,
+    'data: [DONE]\n\n',
+  ].join('');
+}
+
 /** The matching streamed answer (`/v1/messages?beta=true` with this body): a signed thinking block and a text answer, with
  * Anthropic's cache usage (input figures in message_start, cumulative totals in message_delta). */
 export function claudeCodeAnswerSse(model = 'claude-bench'): string {

@@ -22,6 +22,7 @@ const SCENARIOS: Record<string, [string, object]> = {
   'chat-sse': ['/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }],
   rerank: ['/v2/rerank', { model: 'rerank', query: 'topic 3', documents: Array.from({ length: 100 }, (_, i) => `Document number ${i} talks about topic ${i % 7}.`) }],
   agent: ['/v1/messages?beta=true', claudeCodeBody('agent')],
+  'agent-openai': ['/v1/messages?beta=true', claudeCodeBody('agent-gpt')],
 };
 
 const [target = 'gateway-memory', scenario = 'json', requests = '1000', warmUp = '3000'] = process.argv.slice(2);
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   const [urlPath, body] = chosen as [string, object];
   const load = (amount: number): Promise<autocannon.Result> => autocannon({
     url: `http://127.0.0.1:${port}${urlPath}`, method: 'POST', amount, connections: 4, timeout: 120,
-    headers: { ...(scenario === 'agent' ? CLAUDE_CODE_HEADERS : {}), ...HEADERS, authorization: `Bearer ${KEY}` }, body: JSON.stringify(body),
+    headers: { ...(scenario.startsWith('agent') ? CLAUDE_CODE_HEADERS : {}), ...HEADERS, authorization: `Bearer ${KEY}` }, body: JSON.stringify(body),
   });
   try {
     await load(Number(warmUp));

@@ -80,6 +80,8 @@ const ALL_SCENARIOS: Scenario[] = [
   { name: 'OpenAI-format SSE', direct: { path: '/v1/chat/completions', body: { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg } }, gateway: { path: '/v1/messages', body: { model: 'gpt', max_tokens: 256, stream: true, messages: msg } } },
   same('Rerank, 100 documents', '/v2/rerank', { model: 'rerank', query: 'topic 3', documents: docs }),
   same('Claude Code 90 KB SSE', '/v1/messages?beta=true', claudeCodeBody('agent'), CLAUDE_CODE_HEADERS),
+  // Over an OpenAI-format upstream: the gateway translates both ways; (c) passes the same body through to a Messages upstream.
+  same('Claude Code 90 KB over OpenAI-format SSE', '/v1/messages?beta=true', claudeCodeBody('agent-gpt'), CLAUDE_CODE_HEADERS),
   same('Chat completions JSON', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, messages: msg }),
   same('Chat completions SSE', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }),
 ];

@@ -1,6 +1,6 @@
 /** A fast fake upstream for the benchmark (own process): Anthropic JSON/SSE, OpenAI JSON/SSE, Cohere rerank. */
 import http from 'node:http';
-import { claudeCodeAnswerSse } from './claude-code-body';
+import { claudeCodeAnswerChunks, claudeCodeAnswerSse } from './claude-code-body';
 
 const DELTAS = 20;
 const anthropicJson = JSON.stringify({
@@ -23,6 +23,7 @@ const openaiHead = chunk({ role: 'assistant', content: '' });
 const openaiDelta = chunk({ content: 'word ' });
 const openaiTail = chunk({}, 'stop') + `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 30, completion_tokens: DELTAS, total_tokens: 50 } })}\n\ndata: [DONE]\n\n`;
 const agentSse = claudeCodeAnswerSse('agent');
+const agentChunks = claudeCodeAnswerChunks('agent-gpt');
 const rerankJson = JSON.stringify({
   id: 'r', results: Array.from({ length: 100 }, (_, i) => ({ index: i, relevance_score: 1 - i / 100 })),
   meta: { api_version: { version: '2' }, billed_units: { input_tokens: 1500, search_units: 1 } },
@@ -36,7 +37,8 @@ const server = http.createServer((req, res) => {
     if (req.url?.endsWith('/rerank')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(rerankJson);
     const openai = req.url?.endsWith('/chat/completions') ?? false;
     if (!body.stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(openai ? openaiJson : anthropicJson);
-    if (body.model === 'agent') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(agentSse);
+    // Claude Code's requests: the agent answer, in the format of the path asked (the passthrough sends every one to /v1/messages).
+    if (body.model?.startsWith('agent')) return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(openai ? agentChunks : agentSse);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(openai ? openaiHead : anthropicHead);
     if (body.model === 'hold') return; // stays open: the 1,000-open-streams memory test
