@@ -2,7 +2,9 @@
 import fc from 'fast-check';
 import { carryCharge, costOf, createCatalog, defaultEstimator, holdFor } from '../../lib';
 import { fromPico, toPico } from '../../lib/billing/money';
-import { pricingProblem } from '../../lib/billing/pricing';
+import { pricingProblem, weightedTokens } from '../../lib/billing/pricing';
+import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../lib/billing/figures';
+import type { Pricing } from '../../lib';
 import { UsageTracker } from '../../lib/billing/usage';
 
 const usage = (input: number, output: number, read = 0, write = 0) =>
@@ -119,5 +121,23 @@ describe('UsageTracker', () => {
     n.report({ inputTokens: -1, outputTokens: Number.NaN });
     n.complete();
     expect(n.snapshot().provenance).toBe('none');
+  });
+});
+
+describe('every figure of the table is read, priced and counted (the hot paths write them out by name)', () => {
+  const prices: Record<string, number> = { input: 1, cacheRead: 2, cacheWrite5m: 3, cacheWrite1h: 4, output: 5, webSearch: 6 };
+  it.each(FIGURE_NAMES.map((name) => [name]))('%s', (name) => {
+    const figure = USAGE_FIGURES[name];
+    const tracker = new UsageTracker();
+    tracker.report({ [name]: 7, inputTokens: name === 'inputTokens' ? 7 : 0 });
+    tracker.complete();
+    const usage = tracker.snapshot();
+    expect(usage[name]).toBe(7);
+    const pricing = { input: 0, ...Object.fromEntries(PRICE_FIELDS.map((f) => [f, f === figure.price ? prices[f] : 0])) } as Pricing;
+    // 7 units at its price per `per` units (0 for a figure never billed).
+    const expected = figure.price === null ? '0' : fromPico(BigInt(7 * (prices[figure.price] as number) * 1_000_000 / figure.per) * 1_000_000n);
+    expect(costOf(usage, pricing)).toBe(expected);
+    expect(tokensOf(usage, 'input') + tokensOf(usage, 'output')).toBe(figure.tokens === null ? 0 : 7);
+    expect(weightedTokens(usage, undefined)).toBe(figure.tokens === null ? 0 : 7);
   });
 });

@@ -63,14 +63,24 @@ export function pricesInEffect(pricing: Pricing, format?: UpstreamFormat): Recor
   return out;
 }
 
-/** Exact cost of the figures in pico-units; Number while every sum stays a safe integer. */
-function costPico(usage: UsageFigureCounts, rates: Rates): bigint | number {
-  let fast = 0;
-  for (const name of FIGURE_NAMES) fast += (usage[name] ?? 0) * rates[name];
+/**
+ * Exact cost of the figures in pico-units; Number while every sum stays a safe integer. The terms
+ * are written out (no lookup by name: this runs on every request); a unit test prices each figure
+ * of USAGE_FIGURES alone, so one left out here fails it.
+ */
+function costPico(u: UsageFigureCounts, r: Rates): bigint | number {
+  const input = u.inputTokens ?? 0;
+  const read = u.cacheReadInputTokens ?? 0;
+  const write5m = u.cacheWrite5mInputTokens ?? 0;
+  const write1h = u.cacheWrite1hInputTokens ?? 0;
+  const output = u.outputTokens ?? 0;
+  const searches = u.webSearchRequests ?? 0;
+  const fast = input * r.inputTokens + read * r.cacheReadInputTokens + write5m * r.cacheWrite5mInputTokens
+    + write1h * r.cacheWrite1hInputTokens + output * r.outputTokens + searches * r.webSearchRequests;
   if (Number.isSafeInteger(fast)) return fast;
-  let exact = 0n;
-  for (const name of FIGURE_NAMES) exact += BigInt(usage[name] ?? 0) * BigInt(rates[name]);
-  return exact;
+  const term = (n: number, rate: number): bigint => BigInt(n) * BigInt(rate);
+  return term(input, r.inputTokens) + term(read, r.cacheReadInputTokens) + term(write5m, r.cacheWrite5mInputTokens)
+    + term(write1h, r.cacheWrite1hInputTokens) + term(output, r.outputTokens) + term(searches, r.webSearchRequests);
 }
 
 /**
@@ -97,15 +107,10 @@ export function holdFor(usage: UsageFigureCounts, pricing: Pricing | undefined, 
  * price (a cache read at 0.1× counts a tenth); every figure at 1× for a free model.
  */
 export function weightedTokens(usage: Usage, pricing: Pricing | undefined, format?: UpstreamFormat): number {
-  const rates = pricing ? ratesOf(pricing, format) : undefined;
-  const input = rates?.inputTokens ?? 0;
-  let sum = 0;
-  for (const name of FIGURE_NAMES) {
-    const side = USAGE_FIGURES[name].tokens;
-    if (side === null) continue;
-    sum += input > 0 && side === 'input' ? (usage[name] * (rates as Rates)[name]) / input : usage[name];
-  }
-  return Math.ceil(sum);
+  const r = pricing ? ratesOf(pricing, format) : undefined;
+  const weight = (rate: number): number => (r && r.inputTokens > 0 ? rate / r.inputTokens : 1);
+  return Math.ceil(usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens * weight(r?.cacheReadInputTokens ?? 0)
+    + usage.cacheWrite5mInputTokens * weight(r?.cacheWrite5mInputTokens ?? 0) + usage.cacheWrite1hInputTokens * weight(r?.cacheWrite1hInputTokens ?? 0));
 }
 
 /** A legacy or misspelt pricing field, and the one meant. */

@@ -77,8 +77,9 @@ export function modelFor<K extends 'messages' | 'rerank'>(
  * in its place); a V1 body leaves `stream` to the adapter.
  */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
-  const request: MessagesRequest = { ...body, model: model.upstreamModel ?? model.id };
-  if (model.agentReady !== true) delete request.stream;
+  // `stream` is left out by destructuring, not `delete`, which would make the object a slow dictionary.
+  const { stream: _stream, ...rest } = body;
+  const request: MessagesRequest = { ...(model.agentReady === true ? body : rest), model: model.upstreamModel ?? model.id };
   if (model.temperature === false) delete request.temperature;
   return request;
 }
