@@ -6,15 +6,15 @@ import type { MemoryStore } from '../stores/memory-store';
 import { ConfigError, type GatewayConfig, type ModelConfig } from './config';
 
 // Prices in cents per million tokens, as the providers list them; cache prices are the providers' defaults (see Pricing).
-// Agent-ready: Claude Code and agent SDKs run on them as they are (an Anthropic upstream gets each request as sent).
+// Agent-ready: Claude Code and agent SDKs run on them (an Anthropic upstream gets each request as sent, an OpenAI one translated).
 const ANTHROPIC_MODELS: ModelConfig[] = [
   { id: 'claude-sonnet-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 300, output: 1500 }, agentReady: true },
   { id: 'claude-haiku-4-5', capability: 'llm', upstream: 'anthropic', pricing: { input: 100, output: 500 }, agentReady: true },
   { id: 'claude-opus-4-1', capability: 'llm', upstream: 'anthropic', pricing: { input: 1500, output: 7500 }, agentReady: true },
 ];
 const OPENAI_MODELS: ModelConfig[] = [
-  { id: 'gpt-4o', capability: 'llm', upstream: 'openai', pricing: { input: 250, output: 1000 } },
-  { id: 'gpt-4o-mini', capability: 'llm', upstream: 'openai', pricing: { input: 15, output: 60 } },
+  { id: 'gpt-4o', capability: 'llm', upstream: 'openai', pricing: { input: 250, output: 1000 }, agentReady: true },
+  { id: 'gpt-4o-mini', capability: 'llm', upstream: 'openai', pricing: { input: 15, output: 60 }, agentReady: true },
 ];
 
 /** The caller the first key belongs to, and the credit the banner's first command gives it (cents). */
