@@ -104,5 +104,15 @@ export type {
   CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, MessageParam, MessageResponse, MessagesRequest, Price, Pricing, RerankRequest, RerankResult, StreamEvent, StreamItem, TextBlock, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageProvenance,
 } from './types';
+export { isBlock, textOf } from './messages/content';
+export type {
+  CacheControl, ContentBlock, DocumentBlock, DocumentSource, ImageBlock, ImageSource, KnownBlocks, MessageParam, RedactedThinkingBlock, Role,
+  ServerToolResultBlock, ServerToolUseBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, UnknownBlock,
+} from './messages/content';
+export type { CustomTool, MessageResponse, MessagesRequest, MessageUsage, ServerTool, StopReason, ThinkingConfig, Tool, ToolChoice } from './messages/request';
+export { isEvent } from './messages/events';
+export type { BlockDelta, KnownEvents, StreamEvent, StreamItem } from './messages/events';
+export { USAGE_FIGURES, FIGURE_NAMES, PRICE_FIELDS, DEFAULT_PERCENT_OF_INPUT } from './billing/figures';
+export type { PriceField, UpstreamFormat, UsageFigureName } from './billing/figures';

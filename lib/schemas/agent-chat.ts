@@ -4,6 +4,7 @@
  * checked in shape; what it cannot is refused by name. The translation (lib/openai-format) refuses
  * the rest of what it cannot carry (a data URL that is not base64, arguments that are not JSON).
  */
+import { MAX_TURNS } from './messages';
 import { chatSchema } from './chat';
 
 /** Fields refused by name for an agent-ready model, with the reason. */
@@ -105,7 +106,7 @@ export const agentChatSchema = {
   additionalProperties: false,
   properties: {
     ...chatSchema.properties,
-    messages: { type: 'array', minItems: 1, maxItems: 100_000, items: message },
+    messages: { type: 'array', minItems: 1, maxItems: MAX_TURNS, items: message },
     tools: { type: 'array', maxItems: 10_000, items: tool },
     tool_choice: {
       type: ['string', 'object'],

@@ -3,7 +3,7 @@
  * needs it to be safe (the model, the output bound, roles, the shape of turns and blocks, a bound
  * on nesting). Every other field, known or not, passes as sent.
  */
-import { messagesSchema } from './messages';
+import { MAX_TURNS, messagesSchema } from './messages';
 
 /** Deepest nesting of arrays and objects accepted (Claude Code's deepest tool schema is far shallower). */
 export const MAX_NESTING = 64;
@@ -18,7 +18,7 @@ const block = {
 const turns = {
   type: 'array',
   minItems: 1,
-  maxItems: 100_000,
+  maxItems: MAX_TURNS,
   items: {
     type: 'object',
     required: ['role', 'content'],

@@ -1,4 +1,5 @@
 /** JSON Schema of a V1 Chat Completions request (plain text only) and the named unsupported features. */
+import { MAX_TURNS } from './messages';
 
 /** Top-level fields V1 refuses by name, with the reason shown to the caller. */
 export const UNSUPPORTED_CHAT_FIELDS: Readonly<Record<string, string>> = Object.freeze({
@@ -40,7 +41,7 @@ export const chatSchema = {
     messages: {
       type: 'array',
       minItems: 1,
-      maxItems: 100_000,
+      maxItems: MAX_TURNS,
       items: {
         type: 'object',
         required: ['role', 'content'],

@@ -1,5 +1,8 @@
 /** JSON Schema of a V1 Messages request (plain text only) and the named unsupported features. */
 
+/** Most turns in one conversation, on every route and profile. */
+export const MAX_TURNS = 100_000;
+
 /** Top-level fields V1 refuses by name, with the reason shown to the caller. */
 export const UNSUPPORTED_MESSAGE_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   tools: 'tools are not supported by this gateway (V1 accepts plain text only)',
@@ -31,7 +34,7 @@ export const messagesSchema = {
     messages: {
       type: 'array',
       minItems: 1,
-      maxItems: 100_000,
+      maxItems: MAX_TURNS,
       items: {
         type: 'object',
         required: ['role', 'content'],
