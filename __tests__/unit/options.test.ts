@@ -2,6 +2,7 @@
 import http from 'node:http';
 import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, proxyChatCompletions, proxyMessages, resolveOptions } from '../../lib';
 import type { GatewayOptions, ModelEntry } from '../../lib';
+import { callerFacingMessage, upstreamError } from '../../lib/upstreams/http/errors';
 
 const llm = anthropicAdapter({ baseURL: 'http://127.0.0.1:1' });
 const rerank = cohereAdapter({ baseURL: 'http://127.0.0.1:1' });
@@ -85,5 +86,15 @@ describe('errors', () => {
     });
     const err = new GatewayError('overloaded_error', 'busy', { retryAfter: 2, detail: 'private' });
     expect([err.status, err.retryAfter, err.detail]).toEqual([529, 2, 'private']);
+  });
+
+  it("keeps an upstream's own words only for a 400 or 413 about the request, at most 2,000 characters", () => {
+    const words = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } });
+    expect(callerFacingMessage(400, words)).toBe('prompt is too long');
+    expect(callerFacingMessage(413, words)).toBe('prompt is too long');
+    expect(callerFacingMessage(401, words)).toBeUndefined();
+    expect(callerFacingMessage(400, 'not json')).toBeUndefined();
+    expect(upstreamError(400, 'detail', undefined, 'x'.repeat(5000)).upstreamMessage).toHaveLength(2000);
+    expect(upstreamError(400, 'detail').message).toBe('The upstream rejected the request.');
   });
 });

@@ -40,7 +40,7 @@ export function callerFacingMessage(status: number, body: string): string | unde
   if (status !== 400 && status !== 413) return undefined;
   try {
     const message = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
-    return typeof message === 'string' && message.trim() !== '' ? message.slice(0, MAX_UPSTREAM_MESSAGE) : undefined;
+    return typeof message === 'string' && message.trim() !== '' ? message : undefined;
   } catch {
     return undefined;
   }
@@ -55,7 +55,7 @@ export function upstreamError(status: number, detail: string, retryAfter?: numbe
   const code = codeForUpstreamStatus(status);
   const passOn = retryAfter !== undefined && (code === 'rate_limit_error' || code === 'overloaded_error');
   return new GatewayError(code, SAFE_MESSAGES[code], {
-    detail, ...(passOn ? { retryAfter } : {}), ...(upstreamMessage === undefined ? {} : { upstreamMessage }),
+    detail, ...(passOn ? { retryAfter } : {}), ...(upstreamMessage === undefined ? {} : { upstreamMessage: upstreamMessage.slice(0, MAX_UPSTREAM_MESSAGE) }),
   });
 }
 
