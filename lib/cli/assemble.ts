@@ -39,7 +39,7 @@ export interface Gateway {
 
 /** What a restart alone may change: the store, Redis, the server and where things are mounted. */
 const fixedPart = (c: GatewayConfig): string =>
-  JSON.stringify([c.store, c.redis, c.server, c.admin?.path, c.admin?.port, c.metrics, c.health]);
+  JSON.stringify([c.store, c.redis, c.server, c.admin?.path, c.admin?.port, c.admin?.dashboard, c.metrics, c.health]);
 
 /** Builds every part of `config`; `print` writes the request log lines. */
 export async function assemble(config: GatewayConfig, print: (line: string) => void): Promise<Gateway> {
@@ -58,7 +58,8 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
         limits: { ...c.limits, ...(redis ? { redis } : {}) },
       }));
       const tokens = c.admin?.tokens;
-      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard: sessions })) : undefined;
+      const dashboard = c.admin?.dashboard === false ? false : sessions;
+      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard })) : undefined;
       return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }) };
     };
     let current = build(config);

@@ -59,7 +59,7 @@ export const configSchema = {
     admin: {
       type: 'object', additionalProperties: false, required: ['tokens'],
       properties: {
-        path, port,
+        path, port, dashboard: { type: 'boolean' },
         tokens: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['name', 'token', 'access'], properties: { name: { type: 'string' }, token: secret, access: { enum: ['read', 'write'] } } } },
       },
     },

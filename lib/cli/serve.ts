@@ -59,7 +59,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   print(`  models: ${describeModels(config)}`);
   print(`  mounts: /v1 (public API)${gateway.mounts.length ? `, ${gateway.mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
-  if (config.admin) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === config.admin?.port)?.port ?? servers[0]?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
+  if (config.admin && config.admin.dashboard !== false) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === config.admin?.port)?.port ?? servers[0]?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
   if (zero) for (const line of await welcome(gateway.store.store as MemoryStore, url, zero)) print(line);
 
   const reload = (): void => {
