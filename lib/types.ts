@@ -1,4 +1,4 @@
-/** Domain types shared by middlewares, adapters and stores: callers, usage, prices; the Messages types live in lib/messages. */
+/** Domain types shared by middlewares, adapters and stores: callers, usage, prices, rerank. The Messages types live in lib/messages. */
 import type { PriceField, UsageFigureName } from './billing/figures';
 
 /** What a model can be used for; each endpoint needs one. */
@@ -59,12 +59,6 @@ export type Price = number | string;
  */
 export type Pricing = { input: Price } & Partial<Record<Exclude<PriceField, 'input'>, Price>>;
 
-export type {
-  CacheControl, ContentBlock, DocumentBlock, DocumentSource, ImageBlock, ImageSource, KnownBlocks, MessageParam, RedactedThinkingBlock, Role,
-  ServerToolResultBlock, ServerToolUseBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, UnknownBlock,
-} from './messages/content';
-export type { CustomTool, MessageResponse, MessagesRequest, MessageUsage, ServerTool, StopReason, ThinkingConfig, Tool, ToolChoice } from './messages/request';
-export type { BlockDelta, KnownEvents, StreamEvent, StreamItem } from './messages/events';
 
 /** A validated rerank request. */
 export interface RerankRequest {

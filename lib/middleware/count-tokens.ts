@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { MessagesRequest } from '../types';
+import type { MessagesRequest } from '../messages/request';
 import { agentCallOf, modelFor, startCall } from '../upstreams/run-call';
 import type { CountTokensRequest } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';

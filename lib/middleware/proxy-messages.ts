@@ -2,7 +2,8 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
-import type { MessagesRequest, StreamEvent } from '../types';
+import type { StreamEvent } from '../messages/events';
+import type { MessagesRequest } from '../messages/request';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';

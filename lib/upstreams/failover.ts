@@ -1,6 +1,8 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
 import { GatewayError, toGatewayError } from '../errors';
-import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem } from '../types';
+import type { RerankRequest, RerankResult } from '../types';
+import type { StreamItem } from '../messages/events';
+import type { MessageResponse, MessagesRequest } from '../messages/request';
 import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { isRetryableCode } from './http/errors';
 import type { CountTokensRequest, MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';

@@ -4,7 +4,7 @@ import type { ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
 import { CallContext } from './call-context';
-import type { MessagesRequest } from '../types';
+import type { MessagesRequest } from '../messages/request';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
 /**

@@ -1,6 +1,8 @@
 /** The adapter contract: how the gateway calls an upstream provider. */
 import type { UpstreamFormat } from '../billing/figures';
-import type { MessageResponse, MessagesRequest, RerankRequest, RerankResult, StreamItem, Usage } from '../types';
+import type { RerankRequest, RerankResult, Usage } from '../types';
+import type { StreamItem } from '../messages/events';
+import type { MessageResponse, MessagesRequest } from '../messages/request';
 
 /**
  * Token and unit figures an adapter may report; each is what the upstream said, never a guess.

@@ -2,7 +2,7 @@
 import type { Response } from 'express';
 import type { GatewayContext } from '../context';
 import { toGatewayError, type ErrorCode } from '../errors';
-import type { StreamEvent } from '../types';
+import type { StreamEvent } from '../messages/events';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAlive } from './keep-alive';
 import { SseWriter } from './sse-writer';
 

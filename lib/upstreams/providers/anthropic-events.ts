@@ -1,6 +1,6 @@
 /** Reading Anthropic-format usage, events and stream errors. */
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
-import type { StreamEvent } from '../../types';
+import type { StreamEvent } from '../../messages/events';
 import { badUpstreamAnswer } from '../http/errors';
 import type { UsageFigures } from '../types';
 

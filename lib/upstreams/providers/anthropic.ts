@@ -1,6 +1,7 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
 import { withoutGatewayThinking } from '../../openai-format/signature';
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import type { StreamEvent } from '../../messages/events';
+import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
 import { SseBatchReader } from '../../wire/sse-reader';
 import { badUpstreamAnswer } from '../http/errors';

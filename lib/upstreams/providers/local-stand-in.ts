@@ -1,6 +1,7 @@
 /** A local stand-in upstream (no network): echoes the prompt, so the quick start works with no provider. */
 import { textOf } from '../../messages/content';
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import type { StreamEvent } from '../../messages/events';
+import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import type { MessagesAdapter, UpstreamCallContext } from '../types';
 
 const words = (request: MessagesRequest): string[] => {

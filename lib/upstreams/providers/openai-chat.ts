@@ -1,6 +1,7 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
 import { randomHex } from '../../random-id';
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../../types';
+import type { StreamEvent } from '../../messages/events';
+import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { SseBatchReader } from '../../wire/sse-reader';
 import { badUpstreamAnswer } from '../http/errors';
 import { postJson, readJson, readText } from '../http/client';
