@@ -30,7 +30,8 @@ export async function runBinaryAsync(args: string[], env: NodeJS.ProcessEnv): Pr
 export interface Running {
   child: ChildProcess;
   out(): string;
-  waitFor(re: RegExp): Promise<RegExpMatchArray>;
+  /** Waits for output matching `re`; fails when the process exits first or after `boundMs` (default 30 s: only a broken process takes that long). */
+  waitFor(re: RegExp, boundMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<number | null>;
@@ -51,8 +52,8 @@ export function watch(child: ChildProcess): Running {
   child.stderr?.on('data', (c: Buffer) => { out += c.toString(); changed(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { resolve(code); changed(); }));
   // Waits for the output itself (no polling interval), up to a bound only a broken process reaches.
-  const waitFor = async (re: RegExp): Promise<RegExpMatchArray> => {
-    const until = Date.now() + 30_000;
+  const waitFor = async (re: RegExp, boundMs = 30_000): Promise<RegExpMatchArray> => {
+    const until = Date.now() + boundMs;
     for (;;) {
       const m = re.exec(out);
       if (m) return m;

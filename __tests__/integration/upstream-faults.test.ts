@@ -12,18 +12,23 @@ const START = 1_000_000;
 
 beforeAll(async () => {
   fake = await startAnthropicFake();
-  const timeouts = { firstByteMs: 300, idleMs: 300 };
-  const ok = anthropicAdapter({ baseURL: fake.url, apiKey: UPSTREAM_KEY, timeouts });
-  const small = anthropicAdapter({ baseURL: fake.url, apiKey: UPSTREAM_KEY, timeouts, maxResponseBytes: 1000 });
-  const refused = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: UPSTREAM_KEY, timeouts });
+  // Only the timeout a case is about is short; every other wait is long, so a busy machine
+  // (a delayed fake, a descheduled test process) cannot turn one fault into another.
+  const LONG = 20_000;
+  const adapter = (timeouts: { firstByteMs: number; idleMs: number }, extra: { maxResponseBytes?: number } = {}) =>
+    anthropicAdapter({ baseURL: fake.url, apiKey: UPSTREAM_KEY, timeouts, ...extra });
+  const patient = adapter({ firstByteMs: LONG, idleMs: LONG });
+  const firstByte = adapter({ firstByteMs: 300, idleMs: LONG });
+  const idle = adapter({ firstByteMs: LONG, idleMs: 300 });
+  const refused = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: UPSTREAM_KEY, timeouts: { firstByteMs: LONG, idleMs: LONG } });
+  const upstreamOf: Record<string, typeof patient> = {
+    'claude-stall': firstByte, 'claude-reset-mid-body': idle, 'claude-stall-midstream': idle, 'claude-drip': idle,
+    'claude-big': adapter({ firstByteMs: LONG, idleMs: LONG }, { maxResponseBytes: 1000 }), refused,
+  };
   const names = ['claude-reset-before-headers', 'claude-reset-mid-body', 'claude-badjson', 'claude-bad-sse', 'claude-drip', 'claude-stall', 'claude-stall-midstream',
-    'claude-reset', 'claude-truncated', 'claude-html', 'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-midstream-error'];
+    'claude-reset', 'claude-truncated', 'claude-html', 'claude-status-429', 'claude-status-500', 'claude-status-529', 'claude-midstream-error', 'claude-big', 'refused'];
   gw = await startGateway({
-    models: [
-      ...names.map((id) => ({ id, capability: 'llm' as const, upstream: ok, pricing: PRICING })),
-      { id: 'claude-big', capability: 'llm', upstream: small, pricing: PRICING },
-      { id: 'refused', capability: 'llm', upstream: refused, pricing: PRICING },
-    ],
+    models: names.map((id) => ({ id, capability: 'llm' as const, upstream: upstreamOf[id] ?? patient, pricing: PRICING })),
   });
   ({ key, id: callerId } = addCaller(gw.store, { balance: START }));
 });
