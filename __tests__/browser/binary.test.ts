@@ -18,7 +18,7 @@ const freePort = (): Promise<number> => new Promise((resolve) => {
   });
 });
 
-it('the binary serves the dashboard on its admin port: a key made there answers the SDK on the public port, and the overview counts it', async () => {
+it('the binary serves the dashboard on its admin port: a key made there answers the SDK on the public port, the overview counts it, money carries admin.currency', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mgw-dash-'));
   const adminPort = await freePort();
   writeFileSync(path.join(dir, 'gateway.yaml'), `
@@ -26,7 +26,7 @@ server: { port: 0 }
 store: { type: memory }
 upstreams: { fake: { type: anthropic, baseURL: "${d.upstream.url}", apiKey: "${UPSTREAM_KEY}" } }
 models: [{ id: claude-json, capability: llm, upstream: fake, pricing: { input: 300000, output: 1500000 } }]
-admin: { port: ${adminPort}, tokens: [{ name: ops, token: "${OPS}", access: write }] }
+admin: { port: ${adminPort}, currency: EUR cents, tokens: [{ name: ops, token: "${OPS}", access: write }] }
 `);
   const gw = startBinary(['serve', '--config', path.join(dir, 'gateway.yaml')], processEnv());
   try {
@@ -42,7 +42,7 @@ admin: { port: ${adminPort}, tokens: [{ name: ops, token: "${OPS}", access: writ
     await d.open(page, 'accounts/bin', at);
     await page.getByLabel('Amount').fill('1000');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await page.getByRole('status').filter({ hasText: 'Applied: +1,000.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Applied: +1,000 EUR cents.' }).waitFor();
     const answer = await anthropic(secret, publicUrl).messages.create({ model: 'claude-json', max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] });
     expect(answer.content[0]).toMatchObject({ type: 'text' });
     await d.open(page, 'overview', at);

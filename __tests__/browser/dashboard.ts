@@ -3,8 +3,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAdminRouter, createGatewayRouter, MemoryStore, type GatewayRouter } from '../../lib';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { createAdminRouter, createGatewayRouter, MemoryStore, type AdminRouterOptions, type GatewayRouter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { FakeServer } from '../helpers/fake-server';
 import { llmModels } from '../helpers/gateway';
@@ -36,12 +36,14 @@ export interface Dashboard {
   listen(app: http.RequestListener): Promise<number>;
   /** One Messages call with the Anthropic SDK; `statusOf` turns a call into its HTTP status. */
   ask(key: string, model?: string): Promise<Anthropic.Message>;
-  /** A context of its own (cookies, storage), its clipboard open to the gateway's page. */
-  newContext(viewport?: { width: number; height: number }): Promise<BrowserContext>;
+  /** A context of its own (cookies, storage; 1280 × 800 unless `options` say otherwise), its clipboard open to the gateway's page. */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
   /** A page signed in with `token` at the admin mount `at`, watched. */
-  signedIn(token: string, at?: string, viewport?: { width: number; height: number }): Promise<Session>;
+  signedIn(token: string, at?: string, options?: BrowserContextOptions): Promise<Session>;
   /** Shows a view (loaded again when it is the one shown) and waits for its new render. */
   open(page: Page, hash: string, at?: string): Promise<void>;
+  /** A read of the admin JSON API with the OPS token, as a script makes it: what the page's writes left there. */
+  read(path: string): Promise<Record<string, unknown>>;
 }
 
 export const statusOf = (call: Promise<unknown>): Promise<number> => call.then(() => 200, (err: { status?: number }) => err.status ?? 0);
@@ -50,8 +52,9 @@ export const anthropic = (key: string, baseURL: string): Anthropic => new Anthro
 /**
  * Starts everything before the file's tests and stops it after. Models are priced at a few units a
  * request, so the spend charts have bars; tokens: OPS (write) and VIEWER (read).
+ * `admin`: more options of the admin router (its `currency`).
  */
-export function useDashboard(): Dashboard {
+export function useDashboard(admin: Partial<AdminRouterOptions> = {}): Dashboard {
   const servers: http.Server[] = [];
   const d = { sessions: [] as Session[] } as Dashboard;
   d.listen = async (app) => {
@@ -61,14 +64,14 @@ export function useDashboard(): Dashboard {
     return (server.address() as AddressInfo).port;
   };
   d.ask = (key, model = 'claude-json') => anthropic(key, d.origin).messages.create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] });
-  d.newContext = async (viewport = { width: 1280, height: 800 }) => {
-    const context = await d.browser.newContext({ viewport });
+  d.newContext = async (options = {}) => {
+    const context = await d.browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
     context.setDefaultTimeout(10_000); // a wait this long is a failure, not a slow pass
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.origin });
     return context;
   };
-  d.signedIn = async (token, at = d.admin, viewport) => {
-    const context = await d.newContext(viewport);
+  d.signedIn = async (token, at = d.admin, options) => {
+    const context = await d.newContext(options);
     const page = await context.newPage();
     const session: Session = { context, page, seen: watch(page), origin: new URL(at).origin, refusals: [] };
     d.sessions.push(session);
@@ -87,13 +90,15 @@ export function useDashboard(): Dashboard {
     await page.locator(`main[data-view=${hash.split(/[/?]/)[0]}]:not([data-turn="${turn}"])`).waitFor();
   };
 
+  d.read = async (path) => (await fetch(`${d.admin}/${path}`, { headers: { authorization: `Bearer ${OPS}` } })).json() as Promise<Record<string, unknown>>;
+
   beforeAll(async () => {
     d.upstream = await startAnthropicFake();
     d.store = new MemoryStore({ maxRecords: 20_000 });
     const models = llmModels(d.upstream.url, d.upstream.url, ['claude-json', 'claude-status-500', 'claude-midstream-error']).map((m) => ({ ...m, pricing: { input: 300_000, output: 1_500_000 } }));
     d.gateway = createGatewayRouter({ store: d.store, models });
     const app = express();
-    app.use('/admin', createAdminRouter({ store: d.store, models: d.gateway.models, tokens: [{ name: 'ops', token: OPS, access: 'write' }, { name: 'viewer', token: VIEWER, access: 'read' }] }));
+    app.use('/admin', createAdminRouter({ store: d.store, models: d.gateway.models, tokens: [{ name: 'ops', token: OPS, access: 'write' }, { name: 'viewer', token: VIEWER, access: 'read' }], ...admin }));
     app.use(d.gateway);
     d.origin = `http://127.0.0.1:${await d.listen(app)}`;
     d.admin = `${d.origin}/admin`;

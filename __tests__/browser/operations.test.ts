@@ -14,6 +14,7 @@ beforeAll(async () => {
   expect(await statusOf(d.ask(ACME, 'claude-status-500'))).toBeGreaterThanOrEqual(500);
   const cut = async () => { for await (const _event of await anthropic(ACME, d.origin).messages.create({ model: 'claude-midstream-error', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hi' }] })); };
   await expect(cut()).rejects.toThrow();
+  await expect(cut()).rejects.toThrow(); // two reviews: one to waive, one to charge
   d.store.credit({ callerId: 'low', amount: 25, idempotencyKey: 'low-open', createAccount: true });
   ops = await d.signedIn(OPS);
 });
@@ -23,17 +24,17 @@ it('overview: charts of the traffic this test made, the error rate, open reviews
   await d.open(page, 'overview');
   const log = d.store.getLog().filter((e) => e.callerId === 'acme');
   const failed = log.filter((e) => e.errorCode !== null || e.status >= 400).length;
-  expect([log.length, failed]).toEqual([5, 2]);
+  expect([log.length, failed]).toEqual([6, 3]);
   const chart = page.locator('[data-chart=requests-24h]');
-  await expect(chart.locator('figcaption strong').textContent()).resolves.toBe('5 requests, 2 errors');
+  await expect(chart.locator('figcaption strong').textContent()).resolves.toBe('6 requests, 3 errors');
   const bars = await chart.locator('rect.requests').evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('data-value'))));
-  expect([bars.length, bars.reduce((a, b) => a + b, 0)]).toEqual([24, 5]);
+  expect([bars.length, bars.reduce((a, b) => a + b, 0)]).toEqual([24, 6]);
   expect(await chart.locator('rect.requests[data-value="0"]').count()).toBeLessThan(24);
   expect(await page.locator('[data-chart=requests-7d] rect.requests').count()).toBe(7);
   const charged = log.reduce((sum, e) => sum + e.charge, 0);
-  await expect(page.locator('[data-chart=spend-24h] figcaption strong').textContent()).resolves.toMatch(new RegExp(`^${charged.toLocaleString('en-US')} units \\(cost [\\d.,]+\\)$`));
-  await expect(page.locator('[data-stat=errors] strong').textContent()).resolves.toBe('40.0 %');
-  await expect(page.locator('[data-stat=reviews] strong').textContent()).resolves.toBe('1');
+  await expect(page.locator('[data-chart=spend-24h] figcaption strong').textContent()).resolves.toMatch(new RegExp(`^${charged.toLocaleString('en-US')} minor units \\(cost [\\d.,]+\\)$`)); // the label by default
+  await expect(page.locator('[data-stat=errors] strong').textContent()).resolves.toBe('50.0 %');
+  await expect(page.locator('[data-stat=reviews] strong').textContent()).resolves.toBe('2');
   const balance = d.store.getBalance('acme').toLocaleString('en-US');
   expect(await page.locator('table tbody tr').allTextContents()).toEqual(['low250', `acme${balance}0`]);
   await shot(page, 'overview');
@@ -49,7 +50,7 @@ it('accounts: a top-up sent by a double click moves money once and shows a new l
   const rows = d.store.getLedger().length;
   await page.getByLabel('Amount').fill('2500');
   await page.getByRole('button', { name: 'Apply' }).dblclick();
-  await page.getByRole('status').filter({ hasText: 'Applied: +2,500.' }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'Applied: +2,500 minor units.' }).waitFor();
   await expect(page.locator('[data-figure=balance]').textContent()).resolves.toBe((before + 2500).toLocaleString('en-US'));
   await expect(page.locator('tbody tr').first().textContent()).resolves.toMatch(/credit\+2,500——$/); // a credit is for nothing and of no request
   expect([d.store.getBalance('acme'), d.store.getLedger().length]).toEqual([before + 2500, rows + 1]);
@@ -59,7 +60,7 @@ it('accounts: a top-up sent by a double click moves money once and shows a new l
   await page.keyboard.press('Tab');
   await page.keyboard.type('500');
   await page.keyboard.press('Enter');
-  await page.getByRole('status').filter({ hasText: 'Applied: -500.' }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'Applied: -500 minor units.' }).waitFor();
   expect(d.store.getBalance('acme')).toBe(before + 2000);
   await shot(page, 'account');
   // A caller with no account yet (the page asks and is told 404): money moves only when the operator opens one.
@@ -90,7 +91,7 @@ it('keys: created (the secret once, copied), used with the Anthropic SDK, disabl
 
   await d.open(page, 'keys');
   const row = page.locator('tr', { hasText: keyId });
-  await expect(row.locator('td').nth(5).textContent()).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/); // last used
+  await expect(row.locator('td.col-last-used').textContent()).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   expect(await page.locator('#new-secret').count()).toBe(0); // gone for good
   await row.getByRole('button', { name: 'Disable' }).click();
   await row.getByText('disabled').waitFor();
@@ -118,19 +119,36 @@ it('keys: created (the secret once, copied), used with the Anthropic SDK, disabl
   await shot(page, 'keys');
 });
 
-it('reviews: the stream cut mid-way is charged with a reason, once', async () => {
+it('reviews: an empty amount waives one (the review charges 0), 7 is charged on the other, once; each resolved review shows its resolution', async () => {
   const { page } = ops;
-  const [review] = d.store.getReviews();
+  const [first, second] = d.store.getReviews().map((r) => r.requestId);
+  const settled = d.store.getReviews()[0]?.charge as number; // what the settlement charged for the part confirmed: a waiver keeps it
   await d.open(page, 'reviews');
-  const card = page.locator(`[data-review="${review?.requestId}"]`);
-  await card.getByLabel('Amount to charge').fill('7');
-  await card.getByLabel('Reason').fill('The first delta reached the client.');
-  await card.getByRole('button', { name: 'Resolve' }).click();
-  await card.locator('[data-part=resolution]').filter({ hasText: 'Charged 7 by ops' }).waitFor();
-  expect(await card.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
-  expect(d.store.getReviews()[0]?.resolution).toMatchObject({ action: 'charge', amount: 7, by: 'ops', reason: 'The first delta reached the client.' });
+  const waived = page.locator(`[data-review="${first}"]`);
+  await waived.getByText('empty or 0 waives it').waitFor();
+  await waived.getByLabel('Reason').fill('Nothing reached the client.');
+  await waived.getByRole('button', { name: 'Resolve' }).click();
+  await waived.locator('[data-part=resolution]').filter({ hasText: 'Waived by ops' }).waitFor();
+  const reviewOf = async (requestId: string | undefined) => ((await d.read('reviews?open=false')).items as Array<Record<string, unknown>>).find((r) => r.requestId === requestId);
+  expect(await reviewOf(first)).toMatchObject({ charge: settled, resolution: { action: 'waive', amount: 0, by: 'ops', reason: 'Nothing reached the client.' } });
+  expect(await d.read(`requests/${first}`)).toMatchObject({ billingStatus: 'waived', charge: settled });
+
+  const charged = page.locator(`[data-review="${second}"]`);
+  await charged.getByLabel('Amount to charge').fill('7');
+  await charged.getByLabel('Reason').fill('The first delta reached the client.');
+  await charged.getByRole('button', { name: 'Resolve' }).click();
+  await charged.locator('[data-part=resolution]').filter({ hasText: 'Charged 7 minor units by ops' }).waitFor();
+  expect(await charged.getByRole('button', { name: 'Resolve' }).count()).toBe(0);
+  expect(await reviewOf(second)).toMatchObject({ resolution: { action: 'charge', amount: 7, by: 'ops', reason: 'The first delta reached the client.' } });
   expect(d.store.getLedger().filter((r) => r.kind === 'review')).toEqual([expect.objectContaining({ callerId: 'acme', amount: -7 })]);
   await shot(page, 'reviews');
+
+  // Resolved, as the list shows them later: the decision and the total, not what the settlement charged.
+  await d.open(page, 'reviews?all=1');
+  expect(await page.locator(`[data-review="${first}"] dl.facts`).textContent()).toContain(`Resolutionwaived`);
+  expect(await page.locator(`[data-review="${first}"] dl.facts`).textContent()).toContain(`Charged in all${settled} minor units`);
+  expect(await page.locator(`[data-review="${second}"] dl.facts`).textContent()).toContain(`Resolutioncharged 7 minor units more`);
+  expect(await page.getByText('Charged so far').count()).toBe(0);
   await d.open(page, 'reviews');
   await page.getByText('No open reviews').waitFor();
 });
@@ -142,14 +160,14 @@ it('models: the live catalog with its prices; an edit applies, an invalid catalo
   const row = page.locator('tr', { hasText: 'claude-json' });
   await expect(row.locator('.price-input').textContent()).resolves.toBe('300000');
   await row.getByRole('button', { name: 'Edit…' }).click();
-  await expect(row.locator('.price-cacheRead').textContent()).resolves.toBe('30000 (default)'); // Anthropic's: a tenth of input
+  await expect(row.locator('.price-cacheRead').textContent()).resolves.toBe('30000default'); // Anthropic's: a tenth of input
   await page.getByLabel(/^Input tokens/).fill('310000.5');
   await page.getByLabel(/^Cache-read input tokens/).fill('31000');
   await page.getByLabel('Agent-ready').check();
   await page.getByRole('button', { name: 'Save catalog' }).click();
   await page.locator('tr', { hasText: 'claude-json' }).locator('.price-input').filter({ hasText: '310000.5' }).waitFor();
   expect(d.gateway.models.get().byId.get('claude-json')).toMatchObject({ pricing: { input: '310000.5', output: 1_500_000, cacheRead: '31000' }, agentReady: true });
-  await expect(page.locator('tr', { hasText: 'claude-json' }).textContent()).resolves.toMatch(/31000.*yes/); // cache read set, agent-ready
+  await expect(page.locator('tr', { hasText: 'claude-json' }).textContent()).resolves.toMatch(/yes.*31000/); // agent-ready, cache read set
   await shot(page, 'models');
 
   await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Edit…' }).click();
@@ -164,7 +182,7 @@ it('audit: who changed what', async () => {
   const { page } = ops;
   await d.open(page, 'audit');
   const actions = await page.locator('tbody tr td:nth-child(3)').allTextContents();
-  expect(new Set(actions)).toEqual(new Set(['credit', 'debit', 'key.create', 'key.disable', 'key.enable', 'key.rotate', 'key.revoke', 'review.charge', 'models.replace']));
+  expect(new Set(actions)).toEqual(new Set(['credit', 'debit', 'key.create', 'key.disable', 'key.enable', 'key.rotate', 'key.revoke', 'review.waive', 'review.charge', 'models.replace']));
   expect(new Set(await page.locator('tbody tr td:nth-child(2)').allTextContents())).toEqual(new Set(['ops']));
   await page.getByLabel('Target').fill('caller:acme');
   await page.getByRole('button', { name: 'Filter' }).click();

@@ -51,7 +51,7 @@ it('requests: filtered to the failed request, with its usage breakdown, charge, 
     `${label('inputTokens')}1,200`, `${label('cacheReadInputTokens')}300`, `${label('cacheWrite5mInputTokens')}40`, `${label('cacheWrite1hInputTokens')}60`,
     `${label('outputTokens')}500`, `${label('webSearchRequests')}2`, `${label('searchUnits')}0`,
   ]);
-  expect(await page.locator('dl.facts').textContent()).toMatch(/Charge1,234Exact cost1,234\.56789Latency842 msFirst byte120 ms/);
+  expect(await page.locator('dl.facts').textContent()).toMatch(/Charge1,234 minor unitsExact cost1,234\.56789 minor unitsLatency842 msFirst byte120 ms/);
   await expect(page.locator('[data-figure=provenance]').textContent()).resolves.toBe('confirmed');
   await shot(page, 'request');
   await d.open(page, 'requests/req_older_shape');
@@ -82,7 +82,7 @@ it('requests: filtered to the failed request, with its usage breakdown, charge, 
 });
 
 it('at phone width every page fits the screen, and every control has a label', async () => {
-  const phone = await d.signedIn(OPS, d.admin, { width: 390, height: 844 });
+  const phone = await d.signedIn(OPS, d.admin, { viewport: { width: 390, height: 844 } });
   for (const hash of ['overview', 'accounts/acme', 'keys', 'requests', 'requests/req_breakdown', 'reviews?all=1', 'models', 'audit']) {
     await d.open(phone.page, hash);
     const [scrollWidth, width, unlabelled] = await phone.page.evaluate(() => [

@@ -10,7 +10,7 @@ import { requestId } from '../middleware/request-id';
 import { sendJson } from '../wire/send-json';
 import { accountRoutes } from './accounts';
 import { adminAuth, AdminTokens, type AdminToken } from './auth';
-import { dashboardRoutes, sessionAuth } from './dashboard/routes';
+import { currencyLabel, dashboardRoutes, sessionAuth } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/sessions';
 import { undocumentedMethod } from './http';
 import { keyRoutes } from './keys';
@@ -38,10 +38,15 @@ export interface AdminRouterOptions {
    * a reload keeps them) and its limits; `false`: no dashboard. Default: true.
    */
   dashboard?: boolean | DashboardSessions;
+  /**
+   * What the dashboard calls one unit of money, the ledger's integer minor unit ("USD cents",
+   * "¢", "credits"): shown with every balance, charge and price. Default: "minor units".
+   */
+  currency?: string;
 }
 
 /** Every option's name: a record, so the compiler checks it against AdminRouterOptions both ways. */
-const ADMIN_OPTIONS = Object.keys({ store: true, tokens: true, models: true, upstreams: true, dashboard: true } satisfies Record<keyof AdminRouterOptions, true>);
+const ADMIN_OPTIONS = Object.keys({ store: true, tokens: true, models: true, upstreams: true, dashboard: true, currency: true } satisfies Record<keyof AdminRouterOptions, true>);
 
 /**
  * Mount it on a path or port of its own (`app.use('/admin', createAdminRouter({ store, tokens }))`).
@@ -58,6 +63,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   if (options.models !== undefined) catalogReader(options.models); // checked now, not at the first request
   const { dashboard = true } = options;
   if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new TypeError('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
+  const currency = currencyLabel(options.currency);
   const tokens = new AdminTokens(options.tokens);
   const sessions = dashboard === true ? new DashboardSessions() : dashboard || undefined;
   const router = express.Router();
@@ -73,7 +79,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     parse(req, res, next);
   };
   router.use(requestId({ endpoint: 'admin' }));
-  if (sessions) router.use(dashboardRoutes(tokens, sessions));
+  if (sessions) router.use(dashboardRoutes(tokens, sessions, currency));
   router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
   router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));

@@ -59,7 +59,8 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
       }));
       const tokens = c.admin?.tokens;
       const dashboard = c.admin?.dashboard === false ? false : sessions;
-      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard })) : undefined;
+      const currency = c.admin?.currency === undefined ? {} : { currency: c.admin.currency };
+      const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard, ...currency })) : undefined;
       return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }) };
     };
     let current = build(config);

@@ -59,7 +59,7 @@ export const configSchema = {
     admin: {
       type: 'object', additionalProperties: false, required: ['tokens'],
       properties: {
-        path, port, dashboard: { type: 'boolean' },
+        path, port, dashboard: { type: 'boolean' }, currency: { type: 'string', minLength: 1, maxLength: 40, pattern: '^(?=.*\\S)\\P{Cc}+$' },
         tokens: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['name', 'token', 'access'], properties: { name: { type: 'string' }, token: secret, access: { enum: ['read', 'write'] } } } },
       },
     },

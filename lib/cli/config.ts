@@ -15,7 +15,7 @@ export interface GatewayConfig {
   limits?: { defaults?: { rpm?: number; tpm?: number; concurrency?: number }; keyPrefix?: string };
   upstreams?: Record<string, UpstreamConfig>;
   models: ModelConfig[];
-  admin?: { path?: string; port?: number; dashboard?: boolean; tokens: Array<{ name: string; token: string; access: 'read' | 'write' }> };
+  admin?: { path?: string; port?: number; dashboard?: boolean; currency?: string; tokens: Array<{ name: string; token: string; access: 'read' | 'write' }> };
   metrics?: { path?: string; port?: number };
   health?: { live?: string; ready?: string; port?: number };
   logging?: { requests?: boolean };

@@ -23,6 +23,17 @@ function readCookie(req: Request): string | undefined {
 
 const cookiePath = (req: Request): string => req.baseUrl || '/';
 
+/** The label of money when none is configured: the docs' word for the ledger's integer unit. */
+const DEFAULT_CURRENCY = 'minor units';
+
+/** The `currency` option, checked: a short label of printable characters (it is shown as text, never as HTML). */
+export function currencyLabel(label: unknown = DEFAULT_CURRENCY): string {
+  if (typeof label !== 'string' || label.trim().length === 0 || label.length > 40 || /\p{Cc}/u.test(label)) {
+    throw new TypeError('createAdminRouter: option "currency" must be a label of 1 to 40 printable characters, e.g. "USD cents".');
+  }
+  return label.trim();
+}
+
 /** A request a browser made from another site or origin (a cross-site form or a framed page); a request with neither header is no browser's. */
 function crossOrigin(req: Request): boolean {
   const site = req.headers['sec-fetch-site'];
@@ -51,8 +62,8 @@ export function sessionAuth(sessions: DashboardSessions): SessionAuth {
   };
 }
 
-/** The dashboard under `/dashboard/`, before adminAuth: the page needs a session, the sign-in page and the files do not. */
-export function dashboardRoutes(tokens: AdminTokens, sessions: DashboardSessions): Router {
+/** The dashboard under `/dashboard/`, before adminAuth: the page needs a session, the sign-in page and the files do not; `currency` labels its money. */
+export function dashboardRoutes(tokens: AdminTokens, sessions: DashboardSessions, currency = currencyLabel()): Router {
   const assets = loadAssets().set('figures.js', assetOf('.js', Buffer.from(figuresModule())));
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
@@ -99,7 +110,7 @@ export function dashboardRoutes(tokens: AdminTokens, sessions: DashboardSessions
     if (!session) return next(new GatewayError('authentication_error', 'session: sign in at the dashboard first.'));
     const identity = tokens.byDigest(session.tokenDigest);
     res.set('cache-control', 'no-store');
-    return sendJson(res, { ...identity, csrf: session.csrf, expiresAt: session.expiresAt, idleMs: sessions.idleMs });
+    return sendJson(res, { ...identity, csrf: session.csrf, expiresAt: session.expiresAt, idleMs: sessions.idleMs, currency });
   });
   router.post('/dashboard/sign-out', (req, res, next) => {
     const id = readCookie(req);

@@ -60,9 +60,9 @@ export async function list(path, query) {
   return get(path, query);
 }
 
-/** Who signed in (name, access) and the CSRF token of this session. @returns {Promise<{ name: string, access: 'read' | 'write', expiresAt: number }>} */
+/** Who signed in (name, access), the CSRF token of this session, and what money is called. @returns {Promise<{ name: string, access: 'read' | 'write', expiresAt: number, currency: string }>} */
 export async function whoami() {
-  /** @type {{ name: string, access: 'read' | 'write', expiresAt: number, csrf: string }} */
+  /** @type {{ name: string, access: 'read' | 'write', expiresAt: number, currency: string, csrf: string }} */
   const me = await get('dashboard/session');
   csrf = me.csrf;
   return me;

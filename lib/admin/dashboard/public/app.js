@@ -2,6 +2,7 @@
 /** The dashboard's shell: who signed in, the pages by the hash of the URL (#/keys), sign-out. */
 import { signOut, whoami } from './api.js';
 import { h, notice } from './dom.js';
+import { setCurrency } from './format.js';
 import { messageOf } from './ui.js';
 import * as overview from './pages/overview.js';
 import * as accounts from './pages/accounts.js';
@@ -53,6 +54,7 @@ async function show(me) {
 
 async function start() {
   const me = await whoami();
+  setCurrency(me.currency);
   nav.replaceChildren(...PAGES.map(([name, page]) => h('a', { href: `#/${name}`, 'data-page': name }, page.title)));
   /** @type {HTMLElement} */ (document.getElementById('who')).textContent = `${me.name} (${me.access})`;
   /** @type {HTMLElement} */ (document.getElementById('sign-out')).addEventListener('click', () => void signOut());

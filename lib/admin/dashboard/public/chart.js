@@ -1,6 +1,7 @@
 // @ts-check
 /** Bar charts in SVG, drawn from the series the API gives (one bar per bucket; heights only, every figure in the bar's title). */
 import { h, svg } from './dom.js';
+import { zone } from './format.js';
 
 /** @typedef {import('./shapes').SeriesPoint} Point */
 /**
@@ -13,7 +14,8 @@ const HEIGHT = 100;
 
 /**
  * A chart of `points` (each with `at`, epoch ms): the bars of each set drawn over one another,
- * the first the tallest (requests, then the errors among them).
+ * the first the tallest (requests, then the errors among them); `tick` names a bucket with its
+ * date, and the legend names the time zone.
  * @param {{ name: string, title: string, points: Point[], bars: Bars[], tick: (at: number) => string, total: string }} chart
  */
 export function barChart({ name, title, points, bars, tick, total }) {
@@ -29,7 +31,7 @@ export function barChart({ name, title, points, bars, tick, total }) {
     h('figcaption', null, h('span', null, title), h('strong', null, total)),
     plot,
     h('div', { class: 'axis muted' }, h('span', null, first ? tick(first.at) : ''), h('span', null, first && tallest ? `peak ${tallest.text(peak(points, tallest))}` : ''), h('span', null, last ? tick(last.at) : '')),
-    h('p', { class: 'legend muted' }, bars.map((b) => h('span', { class: `key ${b.key}` }, b.label))));
+    h('p', { class: 'legend muted' }, bars.map((b) => h('span', { class: `key ${b.key}` }, b.label)), h('span', { class: 'zone' }, `Times in ${zone(last?.at)}`)));
 }
 
 /** @param {Point[]} points @param {Bars} bars */

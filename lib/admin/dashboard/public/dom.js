@@ -70,7 +70,7 @@ export function field(label, control, hint) {
 
 /**
  * @template T
- * @typedef {{ title: string, cell: (row: T) => Child, class?: string }} Column
+ * @typedef {{ title: Child, cell: (row: T) => Child, class?: string }} Column  `class` goes on the heading and every cell
  */
 
 /**

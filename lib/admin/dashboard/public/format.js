@@ -1,5 +1,6 @@
 // @ts-check
-/** How the page shows figures: money exactly as the ledger holds it (integers and decimal strings, never a float), times, usage. */
+/** How the page shows figures: money exactly as the ledger holds it (integers and decimal strings, never a float) with its label, times and their zone, usage. */
+import { h } from './dom.js';
 import { USAGE_FIGURES } from './figures.js';
 
 export { PRICE_FIELDS } from './figures.js';
@@ -18,6 +19,21 @@ export function money(units, signed = false) {
   const text = (value < 0n ? -value : value).toLocaleString('en-US');
   return value < 0n ? `-${text}` : signed && value > 0n ? `+${text}` : text;
 }
+
+/** What one unit of money is called (createAdminRouter's `currency`), from the session. */
+let currency = '';
+
+/** Sets the label money is shown with. @param {string} label */
+export const setCurrency = (label) => { currency = label; };
+
+/** A figure of money (from money() or decimal()) with its label: "1,000 USD cents". @param {string} figure */
+export const withCurrency = (figure) => `${figure} ${currency}`;
+
+/** A column heading of money, its label beneath: a table's cells then show bare figures. @param {string} title */
+export const moneyHeading = (title) => [title, h('small', { class: 'unit' }, currency)];
+
+/** The label itself, for text that names the unit ("Prices in USD cents…"). */
+export const currencyLabel = () => currency;
 
 const SCALE = 12;
 /** @param {string} decimal */
@@ -51,6 +67,23 @@ export function time(ms) {
   if (ms === null || ms === undefined) return '—';
   const d = new Date(ms);
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** A local day as "2025-01-31". @param {number} ms */
+export const dateOf = (ms) => time(ms).slice(0, 10);
+
+/** A local hour as "2025-01-31 14:00". @param {number} ms */
+export const hourOf = (ms) => time(ms).slice(0, 16);
+
+/**
+ * The browser's time zone, in which every time is shown, with its offset at `ms`: "Europe/Berlin (UTC+01:00)".
+ * @param {number} [ms]
+ */
+export function zone(ms = Date.now()) {
+  const offset = -new Date(ms).getTimezoneOffset();
+  const utc = offset === 0 ? 'UTC' : `UTC${offset < 0 ? '-' : '+'}${two(Math.trunc(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return name && name !== 'UTC' ? `${name} (${utc})` : utc;
 }
 
 /** A value for <input type="datetime-local">, and back. @param {number} ms */

@@ -2,7 +2,7 @@
 /** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
 import { ApiError, get, list, newKey, send } from '../api.js';
 import { append, facts, field, h, notice, table } from '../dom.js';
-import { money, time, usageRows } from '../format.js';
+import { currencyLabel, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Accounts';
@@ -21,8 +21,8 @@ export async function render(view, ctx) {
   });
   const accounts = pager((after) => list('accounts', { limit: 50, after }), /** @param {AccountRow[]} items */ (items) => table([
     { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },
-    { title: 'Balance', cell: (a) => money(a.balance), class: 'num' },
-    { title: 'Held', cell: (a) => money(a.held), class: 'num' },
+    { title: moneyHeading('Balance'), cell: (a) => money(a.balance), class: 'num' },
+    { title: moneyHeading('Held'), cell: (a) => money(a.held), class: 'num' },
   ], items, 'No accounts yet.'));
   await accounts.open();
   append(view, find, h('h2', null, 'Lowest balance first'), accounts.box);
@@ -44,17 +44,17 @@ async function account(view, ctx, callerId) {
   const found = await accountOf(path);
   /** @param {Account} a */
   const summary = (a) => facts([
-    ['Balance', h('strong', { 'data-figure': 'balance' }, money(a.balance))],
-    ['Held by requests in flight', money(a.held)],
-    ['Available', money(a.balance - a.held)],
-    ['Carried below one unit', a.carry],
-    ['Ledger sum', money(a.ledger)],
+    ['Balance', [h('strong', { 'data-figure': 'balance' }, money(a.balance)), ` ${currencyLabel()}`]],
+    ['Held by requests in flight', withCurrency(money(a.held))],
+    ['Available', withCurrency(money(a.balance - a.held))],
+    ['Carried below one unit', withCurrency(a.carry)],
+    ['Ledger sum', withCurrency(money(a.ledger))],
   ]);
   const shown = h('div', { 'data-part': 'account' }, found ? summary(found) : notice('error', `${callerId} has no account yet: a credit with "Open the account" opens it.`));
   const ledger = pager((after) => list(`${path}/ledger`, { limit: 50, after }), /** @param {LedgerEntry[]} items */ (items) => table([
     { title: 'Time', cell: (r) => time(r.at), class: 'time' },
     { title: 'Kind', cell: (r) => r.kind },
-    { title: 'Amount', cell: (r) => money(r.amount, true), class: 'num' },
+    { title: moneyHeading('Amount'), cell: (r) => money(r.amount, true), class: 'num' },
     { title: 'For', cell: (r) => usageRows(r.usage).filter(([, n]) => n !== '0').map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ') || '—' },
     { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },
   ], items, 'No ledger rows yet.'));
@@ -67,7 +67,7 @@ async function account(view, ctx, callerId) {
       h('div', { class: 'choice', role: 'radiogroup', 'aria-label': 'Direction' },
         h('label', null, h('input', { type: 'radio', name: 'direction', value: 'credit', checked: true }), ' Credit (top up)'),
         h('label', null, h('input', { type: 'radio', name: 'direction', value: 'debit' }), ' Debit')),
-      field('Amount', h('input', { name: 'amount', inputmode: 'numeric', pattern: '[0-9]*', required: true, autocomplete: 'off' }), 'Whole minor units, as the ledger counts them.'),
+      field('Amount', h('input', { name: 'amount', inputmode: 'numeric', pattern: '[0-9]*', required: true, autocomplete: 'off' }), `Whole ${currencyLabel()}, as the ledger counts them.`),
       found ? null : h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'createAccount', checked: true }), ' Open the account'),
     ],
     action: async (data) => {
@@ -82,7 +82,7 @@ async function account(view, ctx, callerId) {
       credit.reset();
       shown.replaceChildren(summary(out.account));
       await ledger.open();
-      return `${out.applied ? 'Applied' : 'Already applied'}: ${money(signed, true)}. Balance ${money(out.account.balance)}.`;
+      return `${out.applied ? 'Applied' : 'Already applied'}: ${withCurrency(money(signed, true))}. Balance ${withCurrency(money(out.account.balance))}.`;
     },
   });
   credit.addEventListener('input', () => { idempotencyKey = newKey(); }); // other figures: another movement

@@ -1,9 +1,10 @@
 // @ts-check
-/** Keys: create one (its secret shown once, with a copy button), list them with their last use, disable, enable, rotate, revoke. */
+/** Keys: create one with its grants (its secret shown once, with a copy button), list them with their grants and last use, edit, disable, enable, rotate, revoke. */
 import { list, send } from '../api.js';
 import { append, field, h, notice, table } from '../dom.js';
 import { time } from '../format.js';
 import { messageOf, pager, text, whole, writeForm } from '../ui.js';
+import { grantColumns, grantFields, grantsOf } from './key-grants.js';
 
 export const title = 'Keys';
 
@@ -32,14 +33,12 @@ export async function render(view, ctx) {
   const callerId = ctx.query.get('callerId') ?? undefined;
   const notes = h('div', { 'data-part': 'notes' });
   const keys = pager((after) => list('keys', { callerId, limit: 50, after }), /** @param {KeyRecord[]} items */ (items) => table([
-    { title: 'Key', cell: (k) => h('code', null, k.keyId) },
-    { title: 'Starts with', cell: (k) => h('code', null, `${k.prefix}…`) },
+    { title: 'Key', cell: (k) => [h('code', null, k.keyId), h('small', { class: 'muted block' }, h('code', null, `${k.prefix}…`)), h('small', { class: 'muted block' }, `made ${time(k.createdAt)}`)] },
     { title: 'Caller', cell: (k) => h('a', { href: `#/accounts/${encodeURIComponent(k.callerId)}` }, k.callerId) },
-    { title: 'Status', cell: (k) => h('span', { class: `status ${k.status}` }, k.status) },
-    { title: 'Created', cell: (k) => time(k.createdAt), class: 'time' },
-    { title: 'Last used', cell: (k) => time(k.lastUsedAt), class: 'time' },
-    { title: 'Expires', cell: (k) => time(k.expiresAt), class: 'time' },
-    { title: 'Actions', cell: (k) => actions(k) },
+    { title: 'Status', cell: (k) => [h('span', { class: `status ${k.status}` }, k.status), k.expiresAt === null ? null : h('small', { class: 'muted block' }, `until ${time(k.expiresAt)}`)] },
+    ...grantColumns,
+    { title: 'Last used', cell: (k) => time(k.lastUsedAt), class: 'when col-last-used' }, // date above time: the grants need the room
+    { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (k) => actions(k), class: 'pinned' },
   ], items, 'No keys yet.'));
 
   /** Disables or enables a key, then shows the list again (or the refusal). @param {KeyRecord} k @param {'disable' | 'enable'} verb */
@@ -78,8 +77,24 @@ export async function render(view, ctx) {
     notes.replaceChildren(form);
     /** @type {HTMLElement | null} */ (form.querySelector('input, button[type=submit]'))?.focus();
   };
+  /** Its grants in a form in place of the buttons; saved, the list shows them. @param {KeyRecord} k */
+  const edit = (k) => {
+    const form = writeForm({
+      ctx, name: 'edit-key', legend: `Edit ${k.keyId} (${k.callerId})`, submit: 'Save',
+      fields: grantFields(k),
+      action: async (data) => {
+        await send('PATCH', `keys/${k.keyId}`, grantsOf(data));
+        notes.replaceChildren(notice('ok', `${k.keyId} is saved.`));
+        await keys.open();
+      },
+      cancel: () => form.remove(),
+    });
+    notes.replaceChildren(form);
+    /** @type {HTMLElement | null} */ (form.querySelector('input'))?.focus();
+  };
   /** @param {KeyRecord} k */
   const actions = (k) => h('div', { class: 'row-actions' },
+    k.status !== 'revoked' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(k) }, 'Edit…') : null,
     k.status === 'active' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => post(k, 'disable') }, 'Disable') : null,
     k.status === 'disabled' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => post(k, 'enable') }, 'Enable') : null,
     k.status === 'active' ? h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => confirm(k, 'rotate') }, 'Rotate…') : null,
@@ -87,16 +102,10 @@ export async function render(view, ctx) {
 
   const create = writeForm({
     ctx, name: 'create-key', legend: 'New key', submit: 'Create key',
-    fields: [
-      field('Caller id', h('input', { name: 'callerId', required: true, autocomplete: 'off' }), 'The account it spends from.'),
-      field('Models', h('input', { name: 'models', autocomplete: 'off' }), 'Comma-separated ids; empty allows every model.'),
-      field('Requests per minute', h('input', { name: 'rpm', inputmode: 'numeric', autocomplete: 'off' }), 'Empty: the gateway\'s default.'),
-    ],
+    fields: [field('Caller id', h('input', { name: 'callerId', required: true, autocomplete: 'off' }), 'The account it spends from.'), grantFields()],
     action: async (data) => {
-      const models = text(data, 'models')?.split(',').map((m) => m.trim()).filter(Boolean);
-      const rpm = whole(data, 'rpm', 'Requests per minute');
       /** @type {NewKey} */
-      const out = await send('POST', 'keys', { callerId: text(data, 'callerId'), ...(models ? { models } : {}), ...(rpm !== undefined ? { limits: { rpm } } : {}) });
+      const out = await send('POST', 'keys', { callerId: text(data, 'callerId'), ...grantsOf(data) });
       create.reset();
       notes.replaceChildren(secretPanel(`New key ${out.record.keyId} for ${out.record.callerId}`, out.key));
       await keys.open();

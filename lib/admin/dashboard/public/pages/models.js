@@ -2,15 +2,28 @@
 /** Models: the live catalog with its prices; an edit replaces it through PUT /models, whose checks refuse a bad catalog (the old one serves on). */
 import { list, send } from '../api.js';
 import { append, field, h, notice, table } from '../dom.js';
-import { heading, PRICE_FIELDS, price } from '../format.js';
+import { currencyLabel, heading, PRICE_FIELDS, price } from '../format.js';
 import { writeForm } from '../ui.js';
 
 export const title = 'Models';
 
 /** @typedef {import('../shapes').ModelView} ModelView */
 
-/** A price as set, or the default in effect when it is not. @param {ModelView} m @param {string} key */
-const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key]) : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, `${m.prices[key]} (default)`) : '—');
+/** A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow). @param {ModelView} m @param {string} key */
+const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key])
+  : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, m.prices[key], h('small', { class: 'default' }, 'default')) : '—');
+
+/** What the prices are per: the unit most are quoted in, then the others by field ("per million tokens (webSearch: per 1,000 requests)"). */
+function units() {
+  /** @type {Map<string, string[]>} */
+  const byUnit = new Map();
+  for (const [key, label] of PRICE_FIELDS) {
+    const unit = label.slice(label.lastIndexOf(', per ') + 2);
+    byUnit.set(unit, [...byUnit.get(unit) ?? [], key]);
+  }
+  const [most, ...others] = [...byUnit].sort((a, b) => b[1].length - a[1].length);
+  return `${most?.[0] ?? ''}${others.length > 0 ? ` (${others.map(([unit, keys]) => `${keys.join(', ')}: ${unit}`).join('; ')})` : ''}`;
+}
 
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
@@ -71,18 +84,22 @@ export async function render(view, ctx) {
     },
   });
 
+  // What a model is comes before its prices, and Edit stays in view at the right: on a narrow screen the prices scroll between them.
+  const catalog = table([
+    { title: 'Model', cell: (m) => h('code', null, m.id) },
+    { title: 'Kind', cell: (m) => m.capability },
+    { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
+    { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num col-max-output' },
+    { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
+    ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
+    ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+    { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…'), class: 'pinned' },
+  ], models, 'The catalog is empty.');
+  catalog.classList.add('dense');
+
   append(view,
-    h('p', { class: 'muted' }, 'Prices in minor units, per the unit each one names in its form (Edit…); "default": not set, the upstream format\'s default in effect.'),
-    table([
-      { title: 'Model', cell: (m) => h('code', null, m.id) },
-      { title: 'Kind', cell: (m) => m.capability },
-      { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
-      ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
-      ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
-      { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
-      { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num' },
-      { title: '', cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…') },
-    ], models, 'The catalog is empty.'),
+    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect.`),
+    catalog,
     editor,
     h('details', null, h('summary', null, 'Edit the whole catalog as JSON'), json),
     models.length >= 1000 ? notice('error', 'Only the first 1000 models are shown.') : null,

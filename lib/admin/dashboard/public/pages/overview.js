@@ -3,7 +3,7 @@
 import { get, list } from '../api.js';
 import { barChart } from '../chart.js';
 import { append, h, table } from '../dom.js';
-import { count, decimal, money, sumDecimals, sumUnits, time } from '../format.js';
+import { count, dateOf, decimal, hourOf, money, moneyHeading, sumDecimals, sumUnits, withCurrency } from '../format.js';
 
 export const title = 'Overview';
 
@@ -51,8 +51,8 @@ function charts(name, period, points, tick) {
       ],
     }),
     barChart({
-      name: `spend-${name}`, title: `Charged, ${period}`, points, tick, total: `${money(t.charge)} units (cost ${decimal(t.cost)})`,
-      bars: [{ key: 'charge', label: 'units charged', value: (p) => p.charge, text: (p) => `${money(p.charge)} (cost ${decimal(p.cost)})` }],
+      name: `spend-${name}`, title: `Charged, ${period}`, points, tick, total: `${withCurrency(money(t.charge))} (cost ${decimal(t.cost)})`,
+      bars: [{ key: 'charge', label: 'charged', value: (p) => p.charge, text: (p) => `${withCurrency(money(p.charge))} (cost ${decimal(p.cost)})` }],
     }),
   ];
 }
@@ -69,16 +69,16 @@ export async function render(view) {
     h('div', { class: 'cards' },
       card('Requests, 24 h', count(t.requests), `${count(totals(daily.buckets).requests)} in 7 days`, 'requests'),
       card('Error rate, 24 h', rate(t), `${count(t.errors)} failed`, 'errors'),
-      card('Charged, 24 h', money(t.charge), `exact cost ${decimal(t.cost)}`, 'charged'),
+      card('Charged, 24 h', withCurrency(money(t.charge)), `exact cost ${withCurrency(decimal(t.cost))}`, 'charged'),
       card('Open reviews', `${open.items.length}${open.next ? '+' : ''}`, 'to charge or waive', 'reviews')),
     h('div', { class: 'charts' },
-      charts('24h', 'last 24 hours', hourly.buckets, (at) => time(at).slice(11, 16)),
-      charts('7d', 'last 7 days', daily.buckets, (at) => time(at).slice(5, 10))),
+      charts('24h', 'last 24 hours', hourly.buckets, hourOf),
+      charts('7d', 'last 7 days', daily.buckets, dateOf)),
     h('h2', null, 'Lowest balances'),
     table([
       { title: 'Caller', cell: (a) => h('a', { href: `#/accounts/${encodeURIComponent(a.callerId)}` }, a.callerId) },
-      { title: 'Balance', cell: (a) => money(a.balance), class: 'num' },
-      { title: 'Held', cell: (a) => money(a.held), class: 'num' },
+      { title: moneyHeading('Balance'), cell: (a) => money(a.balance), class: 'num' },
+      { title: moneyHeading('Held'), cell: (a) => money(a.held), class: 'num' },
     ], lowest.items, 'No accounts yet.'),
   );
 }

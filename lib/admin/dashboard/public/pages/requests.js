@@ -2,7 +2,7 @@
 /** Requests: the request log filtered (caller, model, endpoint, status, billing status, time range), a page at a time; one request in full. */
 import { get, list } from '../api.js';
 import { append, facts, field, h, table } from '../dom.js';
-import { decimal, duration, localInput, money, time, usageRows } from '../format.js';
+import { decimal, duration, localInput, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
 import { pager } from '../ui.js';
 
 export const title = 'Requests';
@@ -43,14 +43,15 @@ export async function render(view, ctx) {
   const query = Object.fromEntries(q);
   const log = pager((after) => list('requests', { ...query, limit: PAGE_SIZE, after }), /** @param {RequestLogEntry[]} items */ (items) => table([
     { title: 'Time', cell: (r) => time(r.startedAt), class: 'time' },
-    { title: 'Request', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, h('code', null, r.requestId)) },
+    // A narrow screen shows the start of the id (the link and its title hold all of it) and leaves out endpoint and duration (in the request's own view).
+    { title: 'Request', cell: (r) => h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}`, title: r.requestId, class: 'id' }, h('code', null, r.requestId)) },
     { title: 'Caller', cell: (r) => r.callerId ?? '—' },
     { title: 'Model', cell: (r) => r.model ?? '—' },
-    { title: 'Endpoint', cell: (r) => r.endpoint },
-    { title: 'Status', cell: (r) => h('span', { class: r.status >= 400 || r.errorCode ? 'status failed' : 'status' }, String(r.status)) },
-    { title: 'Billing', cell: (r) => r.billingStatus.replace('_', ' ') },
-    { title: 'Charge', cell: (r) => money(r.charge), class: 'num' },
-    { title: 'Duration', cell: (r) => duration(r.durationMs), class: 'num' },
+    { title: 'Endpoint', cell: (r) => r.endpoint, class: 'wide' },
+    { title: 'Status', cell: (r) => h('span', { class: r.status >= 400 || r.errorCode ? 'status failed' : 'status' }, String(r.status)), class: 'col-status' },
+    { title: 'Billing', cell: (r) => r.billingStatus.replace('_', ' '), class: 'col-billing' },
+    { title: moneyHeading('Charge'), cell: (r) => money(r.charge), class: 'num col-charge' },
+    { title: 'Duration', cell: (r) => duration(r.durationMs), class: 'num wide' },
   ], items, 'No request matches.'));
   await log.open();
   append(view, filters, log.box);
@@ -72,8 +73,8 @@ async function one(view, requestId) {
       ['Status', String(r.status)],
       ['Error', r.errorCode ?? '—'],
       ['Billing', r.billingStatus.replace('_', ' ')],
-      ['Charge', h('span', { 'data-figure': 'charge' }, money(r.charge))],
-      ['Exact cost', h('span', { 'data-figure': 'cost' }, decimal(r.cost))],
+      ['Charge', h('span', { 'data-figure': 'charge' }, withCurrency(money(r.charge)))],
+      ['Exact cost', h('span', { 'data-figure': 'cost' }, withCurrency(decimal(r.cost)))],
       ['Latency', duration(r.durationMs)],
       ['First byte', duration(r.ttfbMs)],
       ['Upstream', r.upstream ?? '—'],

@@ -2,7 +2,7 @@
 /** Reviews: requests whose usage could not be billed from confirmed figures; each charged or waived once, with a reason. */
 import { list, send } from '../api.js';
 import { append, facts, field, h, table } from '../dom.js';
-import { money, time, usageRows } from '../format.js';
+import { currencyLabel, money, time, usageRows, withCurrency } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Reviews';
@@ -23,7 +23,7 @@ export async function render(view, ctx) {
       h('h2', null, h('a', { href: `#/requests/${encodeURIComponent(review.requestId)}` }, h('code', null, review.requestId))),
       facts([
         ['Caller', review.callerId], ['Model', review.model], ['Endpoint', review.endpoint], ['Settled', time(review.at)],
-        ['Charged so far', money(review.charge)], ['Usage provenance', review.usage?.provenance ?? 'none'], ['Upstream', review.upstream ?? '—'],
+        ...charged(review), ['Usage provenance', review.usage?.provenance ?? 'none'], ['Upstream', review.upstream ?? '—'],
       ]),
       table([{ title: 'Observed', cell: (u) => u[0] }, { title: 'Count', cell: (u) => u[1], class: 'num' }], usageRows(review.usage), 'No usage was observed.'),
       review.resolution ? resolution(review.resolution) : resolveForm(review, fill));
@@ -31,21 +31,19 @@ export async function render(view, ctx) {
     return box;
   };
 
+  // The amount decides: a positive one is charged, none (empty or 0) waives the review.
   /** @param {ReviewRecord} review @param {(review: ReviewRecord) => void} fill */
   const resolveForm = (review, fill) => writeForm({
-    ctx, name: 'resolve', legend: 'Resolve', submit: 'Resolve',
+    ctx, name: 'resolve', legend: 'Charge or waive', submit: 'Resolve',
     fields: [
-      h('div', { class: 'choice', role: 'radiogroup', 'aria-label': 'Decision' },
-        h('label', null, h('input', { type: 'radio', name: 'action', value: 'charge', checked: true }), ' Charge'),
-        h('label', null, h('input', { type: 'radio', name: 'action', value: 'waive' }), ' Waive')),
-      field('Amount to charge', h('input', { name: 'amount', inputmode: 'numeric', autocomplete: 'off' }), 'Whole minor units, on top of what was charged; empty to waive.'),
+      field('Amount to charge', h('input', { name: 'amount', inputmode: 'numeric', autocomplete: 'off' }), `Whole ${currencyLabel()}, on top of what was charged; empty or 0 waives it.`),
       field('Reason', h('textarea', { name: 'reason', required: true, rows: 2, maxlength: 1000 })),
     ],
     action: async (data) => {
-      const action = text(data, 'action') === 'waive' ? 'waive' : 'charge';
-      const amount = action === 'charge' ? whole(data, 'amount', 'Amount to charge') : undefined;
+      const amount = whole(data, 'amount', 'Amount to charge') ?? 0;
+      const action = amount > 0 ? 'charge' : 'waive';
       /** @type {{ review: ReviewRecord }} */
-      const out = await send('POST', `reviews/${encodeURIComponent(review.requestId)}/resolve`, { action, ...(amount !== undefined ? { amount } : {}), reason: text(data, 'reason') ?? '' });
+      const out = await send('POST', `reviews/${encodeURIComponent(review.requestId)}/resolve`, { action, ...(amount > 0 ? { amount } : {}), reason: text(data, 'reason') ?? '' });
       fill(out.review); // resolved: the form is gone, the decision shows
     },
   });
@@ -56,6 +54,15 @@ export async function render(view, ctx) {
     reviews.box);
 }
 
+/**
+ * What a review charged: while open, what its settlement charged; once resolved, the decision and the total.
+ * @param {ReviewRecord} r @returns {[string, string][]}
+ */
+const charged = (r) => (r.resolution === null
+  ? [['Charged so far', withCurrency(money(r.charge))]]
+  : [['Resolution', r.resolution.action === 'charge' ? `charged ${withCurrency(money(r.resolution.amount))} more` : 'waived'],
+    ['Charged in all', withCurrency(money(r.charge + r.resolution.amount))]]);
+
 /** @param {import('../shapes').ReviewResolution} r */
 const resolution = (r) => h('p', { class: 'resolution', 'data-part': 'resolution' },
-  `${r.action === 'charge' ? `Charged ${money(r.amount)}` : 'Waived'} by ${r.by} on ${time(r.at)}: ${r.reason}`);
+  `${r.action === 'charge' ? `Charged ${withCurrency(money(r.amount))}` : 'Waived'} by ${r.by} on ${time(r.at)}: ${r.reason}`);
