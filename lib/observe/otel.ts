@@ -39,7 +39,7 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
       requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
       if (e.charge > 0) charged.add(e.charge, { model });
       // Figures not believed (`implausible`) stay in the log for review, out of the metrics.
-      const believed = e.usage !== null && e.usage.provenance !== 'implausible' ? e.usage : null;
+      const believed = e.usage && e.usage.provenance !== 'implausible' ? e.usage : null;
       if (believed) for (const name of FIGURE_NAMES) if (believed[name] > 0) usage.add(believed[name], { model, type: USAGE_FIGURES[name].name });
       const operation = ownEntry(OPERATION, e.endpoint);
       if (operation === undefined || e.model === null) return;
