@@ -1,8 +1,4 @@
-/**
- * A plain-text (V1) model answers text only, JSON and stream, on both routes: thinking blocks are
- * left out (their tokens were spent and stay billed), and any other block (a tool call from an
- * upstream offered no tools) makes the answer invalid (`api_error`, not billed).
- */
+/** A plain-text (V1) model's answer, JSON or stream: text blocks only (thinking left out, still billed); any other block makes it invalid. */
 import type { ContentBlock } from '../messages/content';
 import type { StreamEvent } from '../messages/events';
 import type { MessageResponse } from '../messages/request';
@@ -12,8 +8,8 @@ import { ForwardedFrame } from '../wire/forwarded-frames';
 /** Blocks a V1 answer leaves out: the model's reasoning, which a text-only client never asked for. */
 const DROPPED: ReadonlySet<unknown> = new Set(['thinking', 'redacted_thinking']);
 
-/** Whether a block of `type` is kept (text), left out (thinking), or makes the answer invalid (anything else). */
-function fateOf(type: unknown, upstream: string): boolean {
+/** Whether a block of `type` is kept (text) or left out (thinking); throws for any other, which makes the answer invalid. */
+function kept(type: unknown, upstream: string): boolean {
   if (type === 'text') return true;
   if (DROPPED.has(type)) return false;
   throw invalidAnswer(`upstream ${upstream} answered a plain-text model with a ${JSON.stringify(type)?.slice(0, 60) ?? 'typeless'} block`);
@@ -21,13 +17,12 @@ function fateOf(type: unknown, upstream: string): boolean {
 
 /** A V1 Message: its text blocks only (the same object when that is all it has). */
 export function textOnlyMessage(message: MessageResponse, upstream: string): MessageResponse {
-  let kept: ContentBlock[] | undefined;
+  let content: ContentBlock[] | undefined;
   message.content.forEach((block, i) => {
-    const keep = fateOf((block as { type?: unknown } | null)?.type, upstream);
-    if (!keep) kept ??= message.content.slice(0, i);
-    else kept?.push(block);
+    if (!kept((block as { type?: unknown } | null)?.type, upstream)) content ??= message.content.slice(0, i);
+    else content?.push(block);
   });
-  return kept ? { ...message, content: kept } : message;
+  return content ? { ...message, content } : message;
 }
 
 /** The head of a content frame as JSON.stringify writes it, up to its index's digits. */
@@ -36,8 +31,9 @@ const HEADS: ReadonlyMap<string, string> = new Map(['content_block_start', 'cont
 
 /** A forwarded frame's index and the text after it, read from its head; undefined when the upstream spaced it otherwise. */
 function splitAtIndex(item: ForwardedFrame): { index: number; rest: string } | undefined {
-  const start = HEADS.get(item.type)?.length ?? 0;
-  if (start === 0 || !item.text.startsWith(HEADS.get(item.type) as string)) return undefined;
+  const known = HEADS.get(item.type);
+  if (known === undefined || !item.text.startsWith(known)) return undefined;
+  const start = known.length;
   let end = start;
   while (end < item.text.length && item.text.charCodeAt(end) >= 48 && item.text.charCodeAt(end) <= 57) end++;
   return end === start ? undefined : { index: Number(item.text.slice(start, end)), rest: item.text.slice(end) };
@@ -66,9 +62,9 @@ class TextOnlyStream {
     let out: Item[] | undefined;
     for (let i = 0; i < items.length; i++) {
       const item = items[i] as Item;
-      const kept = this.item(item);
-      if (kept !== item && !out) out = items.slice(0, i) as Item[];
-      if (out && kept !== undefined) out.push(kept);
+      const shown = this.item(item);
+      if (shown !== item && !out) out = items.slice(0, i) as Item[];
+      if (out && shown !== undefined) out.push(shown);
     }
     return out ?? items;
   }
@@ -88,7 +84,7 @@ class TextOnlyStream {
   private start(item: Item): Item | undefined {
     const event = item instanceof ForwardedFrame ? parsed(item) : item;
     const index = typeof event.index === 'number' ? event.index : this.next;
-    if (!fateOf((event.content_block as { type?: unknown } | undefined)?.type, this.upstream)) {
+    if (!kept((event.content_block as { type?: unknown } | undefined)?.type, this.upstream)) {
       (this.indexes ??= new Map()).set(index, null);
       return undefined;
     }
