@@ -35,6 +35,8 @@ export interface GatewayContext {
   errorCode?: ErrorCode;
   /** Private diagnosis for the log. */
   detail?: string;
+  /** Set when the upstream's answer was refused as invalid (GatewayError `invalidAnswer`): the request is not billed. */
+  invalidAnswer: boolean;
   ttfbMs?: number;
   user?: string;
   /** A chat-completions stream whose caller asked for the usage chunk (`stream_options.include_usage`). */
@@ -81,7 +83,7 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
   return {
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
-    usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined,
+    usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     finalizers: [], closeHooks: [],
   };

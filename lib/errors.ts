@@ -58,6 +58,12 @@ export interface GatewayErrorOptions {
    * ("prompt is too long"). Default: none.
    */
   upstreamMessage?: string;
+  /**
+   * The upstream answered, but its answer breaks the contract the gateway keeps with clients
+   * (tool arguments that are not JSON, a tool call nobody offered): the request is not billed,
+   * JSON or stream alike. Default: false.
+   */
+  invalidAnswer?: boolean;
 }
 
 /**
@@ -70,6 +76,7 @@ export class GatewayError extends Error {
   readonly retryAfter: number | undefined;
   readonly detail: string | undefined;
   readonly upstreamMessage: string | undefined;
+  readonly invalidAnswer: boolean;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -79,6 +86,7 @@ export class GatewayError extends Error {
     this.retryAfter = options.retryAfter;
     this.detail = options.detail;
     this.upstreamMessage = options.upstreamMessage;
+    this.invalidAnswer = options.invalidAnswer === true;
   }
 }
 

@@ -162,7 +162,7 @@ describe('Redis concurrency slots', () => {
 });
 
 describe.each(['memory', 'postgres'] as const)('usage figures beyond any real request on %s', (kind) => {
-  it.each([false, true])('stream=%s: recorded as observed, flagged needs_review, never billed, logged', async (stream) => {
+  it.each([false, true])('stream=%s: observed in the detail, bounded in the usage, flagged needs_review, never billed, logged', async (stream) => {
     const pg = kind === 'postgres' ? await pgStore() : undefined;
     const store = (pg?.store ?? new MemoryStore()) as unknown as MemoryStore;
     const gw = await startGateway({ models: models('claude-huge-usage'), store });
@@ -176,11 +176,13 @@ describe.each(['memory', 'postgres'] as const)('usage figures beyond any real re
       await gw.router.close(); // completes: nothing retried forever
       const id = res.headers.get('request-id') as string;
       const entry = pg
-        ? (await pg.pool.query(`SELECT usage, charge, billing_status FROM ${pg.schema}.request_log WHERE request_id = $1`, [id])).rows[0]
+        ? (await pg.pool.query(`SELECT usage, charge, billing_status, detail FROM ${pg.schema}.request_log WHERE request_id = $1`, [id])).rows[0]
         : await logEntry(store, id);
       const usage = (entry as { usage: { outputTokens: number; provenance: string } }).usage;
       expect(usage.provenance).toBe('implausible');
-      expect(usage.outputTokens).toBe(HUGE_OUTPUT);
+      // Every usage field holds what JSON, JavaScript and a bigint column hold exactly; the figure as it came is in the detail.
+      expect(usage.outputTokens).toBe(Number.MAX_SAFE_INTEGER);
+      expect((entry as { detail: string }).detail).toBe(`implausible usage: outputTokens ${String(HUGE_OUTPUT)} (beyond 2^53)`);
       expect(Number((entry as { charge: unknown }).charge)).toBe(0);
       expect(pg ? (entry as { billing_status: string }).billing_status : (entry as RequestLogEntry).billingStatus).toBe('needs_review');
       expect(await store.getAccount('huge')).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });

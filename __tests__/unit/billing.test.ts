@@ -118,9 +118,38 @@ describe('UsageTracker', () => {
     u.complete();
     expect(u.snapshot().provenance).toBe('units_only');
     const n = new UsageTracker();
-    n.report({ inputTokens: -1, outputTokens: Number.NaN });
+    n.report({ inputTokens: undefined, outputTokens: null as unknown as number }); // left out: not reported
     n.complete();
     expect(n.snapshot().provenance).toBe('none');
+  });
+
+  // 1e400 reads as Infinity: like any figure not believed, it is flagged and told as it came, never read as "not reported".
+  it.each([
+    [Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER, 'outputTokens Infinity (not finite)'],
+    [Number.NEGATIVE_INFINITY, 0, 'outputTokens -Infinity (negative)'],
+    [12.5, 12, 'outputTokens 12.5 (not a whole number)'],
+    [-3, 0, 'outputTokens -3 (negative)'],
+    [1e20, Number.MAX_SAFE_INTEGER, 'outputTokens 100000000000000000000 (beyond 2^53)'],
+    [2e9, 2e9, 'outputTokens 2000000000 (over 1000000000)'],
+    [Number.NaN, 0, 'outputTokens NaN (not a number)'],
+    ['12', 0, 'outputTokens "12" (not a number)'],
+    [{}, 0, 'outputTokens object (not a number)'],
+  ])('a figure of %p is implausible, bounded to %p and observed as %p', (value, bounded, observed) => {
+    const t = new UsageTracker();
+    t.report({ inputTokens: 10, outputTokens: value as number });
+    t.complete();
+    expect(t.snapshot()).toMatchObject({ inputTokens: 10, outputTokens: bounded, provenance: 'implausible' });
+    expect(t.observed()).toBe(`implausible usage: ${observed}`);
+  });
+
+  it('output over max_tokens is implausible, named so; believed figures leave nothing observed', () => {
+    const t = new UsageTracker();
+    t.boundOutput(64);
+    t.report({ inputTokens: 10, outputTokens: 64 });
+    expect(t.observed()).toBeUndefined();
+    t.report({ outputTokens: 65 });
+    expect(t.snapshot()).toMatchObject({ outputTokens: 65, provenance: 'implausible' });
+    expect(t.observed()).toBe('implausible usage: outputTokens 65 (over max_tokens 64)');
   });
 });
 

@@ -2,6 +2,7 @@
 import type { Price, Pricing, Usage } from '../types';
 import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, USAGE_FIGURES, type PriceField, type UpstreamFormat, type UsageFigureName } from './figures';
 import { fromPico, PICO_PER_UNIT } from './money';
+import { ownEntry } from '../own';
 
 /** Largest price per million tokens accepted, in minor units (keeps every rate and cost exact); per thousand requests, a thousandth of it. */
 const MAX_PRICE = 1_000_000_000;
@@ -29,7 +30,7 @@ function micros(price: Price, max = MAX_PRICE): number | undefined {
 function priceMicros(pricing: Pricing, field: PriceField, format: UpstreamFormat | undefined): number {
   const set = pricing[field];
   if (set !== undefined) return micros(set) ?? 0;
-  const percent = DEFAULT_PERCENT_OF_INPUT[format ?? 'other'][field];
+  const percent = (ownEntry(DEFAULT_PERCENT_OF_INPUT, format ?? 'other') ?? DEFAULT_PERCENT_OF_INPUT.other)[field];
   return percent === undefined ? 0 : Math.ceil(((micros(pricing.input) ?? 0) * percent) / 100);
 }
 
@@ -121,7 +122,7 @@ export function pricingProblem(pricing: Pricing): string | undefined {
   if (typeof pricing !== 'object' || pricing === null) return `pricing must be an object like { input: 300, output: 1500 }`;
   for (const key of Object.keys(pricing)) {
     if ((PRICE_FIELDS as readonly string[]).includes(key)) continue;
-    const meant = RENAMED[key];
+    const meant = ownEntry(RENAMED, key);
     return `pricing.${key} is not a price${meant ? `; use pricing.${meant}` : ''} (prices: ${PRICE_FIELDS.join(', ')})`;
   }
   for (const key of PRICE_FIELDS) {

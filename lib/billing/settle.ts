@@ -23,11 +23,14 @@ export interface BillingDecision {
  *   charged, and the request is marked needs_review;
  * - `units_only` (search units), `implausible` figures, or no usage although the upstream
  *   answered (a successful answer, or a stream that had started): charged 0, needs_review;
- * - no usage and no answer (refused or failed before the upstream answered): not billed.
+ * - no usage and no answer (refused or failed before the upstream answered), or an answer the
+ *   gateway refused as invalid (`ctx.invalidAnswer`, JSON or stream): not billed, with whatever
+ *   usage the upstream reported before the refusal kept in the log.
  * The admission estimate never enters this function.
  */
 export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
   const usage = ctx.usage.snapshot();
+  if (ctx.invalidAnswer) return { usage, cost: '0', billingStatus: 'not_billed' };
   const price = ctx.model?.pricing;
   const format = ctx.model && formatOf(ctx.model);
   switch (usage.provenance) {
@@ -56,6 +59,9 @@ export function settlementOf(ctx: GatewayContext, decision: BillingDecision): Se
   };
 }
 
+/** Two private details as one (either may be missing). */
+const joined = (a: string | undefined, b: string | undefined): string | null => (a && b ? `${a}; ${b}` : a ?? b ?? null);
+
 /** The request-log entry of a finished request; `charge` is 0 until the store's settle says what it charged. */
 export function logEntryOf(ctx: GatewayContext, status: number, decision: BillingDecision | undefined): RequestLogEntry {
   return {
@@ -74,7 +80,7 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     durationMs: Math.round((performance.now() - ctx.startedHr) * 1000) / 1000,
     ttfbMs: ctx.ttfbMs === undefined ? null : Math.round(ctx.ttfbMs * 1000) / 1000,
     upstream: ctx.upstream ?? null,
-    detail: ctx.detail ?? null,
+    detail: decision?.usage.provenance === 'implausible' ? joined(ctx.detail, ctx.usage.observed()) : ctx.detail ?? null,
     user: ctx.user ?? null,
     attempts: ctx.attempts.length > 0 ? ctx.attempts : NO_ATTEMPTS,
   };

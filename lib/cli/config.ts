@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { ErrorObject } from 'ajv';
+import { ownEntry } from '../own';
 import { compileSchema } from '../schemas/ajv';
 import { configSchema } from './config-schema';
 import type { Pricing } from '../types';
@@ -112,7 +113,7 @@ function explain(error: ErrorObject, data: unknown): string {
 function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-      const found = env[name];
+      const found = ownEntry(env, name);
       if (found === undefined) throw new ConfigError(`${at}: environment variable ${name} is not set; set it or write the value in the file`);
       return found;
     });

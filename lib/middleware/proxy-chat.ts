@@ -8,6 +8,7 @@ import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
 import { errorFrame } from '../wire/error-wire';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
+import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 
 /** Chat streams' keep-alive: an SSE comment, which every client skips. */
 const KEEP_ALIVE = ': keep-alive\n\n';
@@ -36,8 +37,10 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {
+      // A V1 model's answer is text only (lib/wire/text-only.ts); an agent-ready one keeps every block.
       if (!ctx.stream) {
-        sendJson(res, completionFromMessage(await adapter.create(request, call), id, model.id, created));
+        const message = await adapter.create(request, call);
+        sendJson(res, completionFromMessage(agent ? message : textOnlyMessage(message, adapter.name), id, model.id, created));
         return;
       }
       const chunks = new ChatChunks(id, model.id, created, ctx.includeUsage);
@@ -46,7 +49,8 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
         errorFrame: (code, message) => errorFrame('openai', code, message),
         keepAlive: KEEP_ALIVE,
       };
-      await streamAnswer(adapter.stream(request, call), ctx, res, format, keepAliveMs);
+      const events = adapter.stream(request, call);
+      await streamAnswer(agent ? events : textOnlyStream(events, adapter.name), ctx, res, format, keepAliveMs);
     }, agent);
   };
 }

@@ -12,10 +12,11 @@ import { checkKeepAliveMs } from '../wire/keep-alive';
 import { errorFrame } from '../wire/error-wire';
 import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
+import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 
-async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response): Promise<void> {
+async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response, v1: boolean): Promise<void> {
   const message = await adapter.create(request, call);
-  sendJson(res, { ...message, model: (ctx.model as ModelEntry).id });
+  sendJson(res, { ...(v1 ? textOnlyMessage(message, adapter.name) : message), model: (ctx.model as ModelEntry).id });
 }
 
 /** Anthropic's event grammar, with the public model name in `message_start`; forwarded frames go as they are. */
@@ -61,8 +62,11 @@ export function proxyMessages(options: ProxyMessagesOptions = {}): RequestHandle
     const { model, adapter, request, agent } = resolved;
     // The built-in Anthropic adapter itself (not a wrapper) forwards content frames unparsed.
     const forwarding = forwardingStreamOf(adapter);
-    startCall(ctx, res, next, adapter.name, async (call) => ctx.stream
-      ? streamAnswer(forwarding ? forwarding(request, call) : adapter.stream(request, call), ctx, res, anthropicFormat(model.id), keepAliveMs)
-      : answerJson(adapter, request, call, ctx, res), agent);
+    startCall(ctx, res, next, adapter.name, async (call) => {
+      if (!ctx.stream) return answerJson(adapter, request, call, ctx, res, agent === undefined);
+      const source = forwarding ? forwarding(request, call) : adapter.stream(request, call);
+      // A V1 model's answer is text only; an agent-ready one passes through as the upstream wrote it.
+      return streamAnswer(agent ? source : textOnlyStream(source, adapter.name), ctx, res, anthropicFormat(model.id), keepAliveMs);
+    }, agent);
   };
 }

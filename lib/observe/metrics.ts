@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ownEntry } from '../own';
 import type { RequestLogEntry } from '../stores/types';
 import { tokensOf } from '../billing/figures';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
@@ -74,14 +75,14 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
       if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
       if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
       for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });
-      const operation = OPERATION[e.endpoint];
+      const operation = ownEntry(OPERATION, e.endpoint);
       if (operation === undefined || e.model === null) return;
       const provider = e.upstream ?? '';
       const error = e.errorCode ?? '';
       const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error };
       duration.observe(labels, e.durationMs / 1000);
       if (e.ttfbMs !== null) ttft.observe(labels, e.ttfbMs / 1000);
-      if (e.usage && e.usage.provenance !== 'none') {
+      if (e.usage && e.usage.provenance !== 'none' && e.usage.provenance !== 'implausible') {
         const u = e.usage;
         tokens.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error, gen_ai_token_type: 'input' },
           tokensOf(u, 'input'));

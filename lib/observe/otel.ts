@@ -4,6 +4,7 @@
  * without an SDK installed it is the API's no-op meter and records nothing.
  */
 import { FIGURE_NAMES, tokensOf, USAGE_FIGURES } from '../billing/figures';
+import { ownEntry } from '../own';
 import type { RequestLogEntry } from '../stores/types';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
@@ -37,14 +38,16 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
       const model = e.model ?? '';
       requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
       if (e.charge > 0) charged.add(e.charge, { model });
-      if (e.usage) for (const name of FIGURE_NAMES) if (e.usage[name] > 0) usage.add(e.usage[name], { model, type: USAGE_FIGURES[name].name });
-      const operation = OPERATION[e.endpoint];
+      // Figures not believed (`implausible`) stay in the log for review, out of the metrics.
+      const believed = e.usage && e.usage.provenance !== 'implausible' ? e.usage : null;
+      if (believed) for (const name of FIGURE_NAMES) if (believed[name] > 0) usage.add(believed[name], { model, type: USAGE_FIGURES[name].name });
+      const operation = ownEntry(OPERATION, e.endpoint);
       if (operation === undefined || e.model === null) return;
       const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': e.model };
       if (e.errorCode !== null) attributes['error.type'] = e.errorCode; // the conventions set it only on failure
       duration.record(e.durationMs / 1000, attributes);
       if (e.ttfbMs !== null) ttft.record(e.ttfbMs / 1000, attributes);
-      const u = e.usage;
+      const u = believed;
       if (u && u.provenance !== 'none') {
         tokens.record(tokensOf(u, 'input'), { ...attributes, 'gen_ai.token.type': 'input' });
         if (operation === 'chat') tokens.record(u.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });

@@ -43,7 +43,8 @@ export class RequestTally {
     }
     row.requests += 1;
     row.charged += charge;
-    if (usage) for (const name of FIGURE_NAMES) row.figures[name] += usage[name];
+    // Figures not believed (`implausible`) are in the log for review, never in the counters.
+    if (usage && usage.provenance !== 'implausible') for (const name of FIGURE_NAMES) row.figures[name] += usage[name];
   }
 
   /** Adds what was counted since the last flush to the counters (each counter's `collect` calls it before a scrape reads it). */

@@ -2,7 +2,8 @@
 import { isBlock, textOf, type ContentBlock } from '../messages/content';
 import type { MessageResponse } from '../messages/request';
 import { randomHex } from '../random-id';
-import { badUpstreamAnswer } from '../upstreams/http/errors';
+import { GatewayError } from '../errors';
+import { badUpstreamAnswer, invalidAnswer } from '../upstreams/http/errors';
 import type { UsageFigures } from '../upstreams/types';
 import { gatewaySignature } from './signature';
 import { ANSWER_JOIN, finishReasonOf, stopReasonOf } from './tables';
@@ -23,10 +24,27 @@ export function reasoningOf(from: { reasoning_content?: string | null; reasoning
 }
 
 /**
+ * The input of a tool call from its arguments, streamed or not: none (or an empty string) is `{}`;
+ * anything that is not a JSON object is the upstream's fault (an invalid answer: `api_error`, not
+ * billed), never an empty input.
+ */
+export function toolInput(args: unknown, name: string): Record<string, unknown> | GatewayError {
+  let input: unknown;
+  try {
+    input = args === undefined || args === null || args === '' ? {} : typeof args === 'string' ? JSON.parse(args) : undefined;
+  } catch {
+    input = undefined;
+  }
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) return input as Record<string, unknown>;
+  const shown = typeof args === 'string' ? args : String(JSON.stringify(args));
+  return invalidAnswer(`upstream ${name} sent tool call arguments that are not a JSON object: ${shown.slice(0, 2000)}`);
+}
+
+/**
  * A Message for an upstream's `chat.completion`: its reasoning as a thinking block the gateway
  * signs, its text, its calls as tool_use blocks (arguments parsed; names as the caller gave them).
- * `usage` is undefined when the upstream sent none. Arguments that are not a JSON object are the
- * upstream's fault (an `api_error`), never an empty input.
+ * `usage` is undefined when the upstream sent none. Arguments that are not a JSON object make it
+ * an invalid answer (see toolInput).
  */
 export function fromChatCompletion(body: unknown, id: string, name: string, restore: RestoreName): { message: MessageResponse; usage: UsageFigures | undefined } {
   const completion = body as UpstreamCompletion;
@@ -40,16 +58,8 @@ export function fromChatCompletion(body: unknown, id: string, name: string, rest
   const calls = m.tool_calls ?? [];
   if (text !== '' || (calls.length === 0 && !reasoning)) content.push({ type: 'text', text });
   for (const call of calls) {
-    const args = call.function?.arguments ?? '';
-    let input: unknown = {};
-    try {
-      if (args !== '') input = JSON.parse(args);
-    } catch {
-      input = undefined;
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw badUpstreamAnswer(`upstream ${name} sent tool call arguments that are not a JSON object: ${args.slice(0, 2000)}`);
-    }
+    const input = toolInput(call.function?.arguments, name);
+    if (input instanceof GatewayError) throw input;
     content.push({ type: 'tool_use', id: toolUseId(call.id), name: restore(call.function?.name ?? ''), input });
   }
   const usage = usageFromChat(completion.usage);

@@ -1,6 +1,7 @@
 /** Messages → Chat Completions: the request an OpenAI-format upstream gets. */
 import { isBlock, type ContentBlock, type MessageParam, type ToolResultBlock } from '../messages/content';
 import type { MessagesRequest, Tool, ToolChoice } from '../messages/request';
+import { ownEntry } from '../own';
 import { partsOf, promptText } from './parts';
 import { reasoningFieldOf } from './signature';
 import { ANSWER_JOIN, cannotExpress, MESSAGES_FIELDS, objectAt, PROMPT_JOIN, stringAt, TOOL_CHOICES } from './tables';
@@ -113,7 +114,7 @@ function responseFormat(config: unknown): Record<string, unknown> | undefined {
  */
 export function toChatRequest(request: MessagesRequest, field: MaxTokensField, stream: boolean): Record<string, unknown> {
   for (const key in request) {
-    const fate = MESSAGES_FIELDS[key];
+    const fate = ownEntry(MESSAGES_FIELDS, key);
     if (fate !== 'map' && fate !== 'drop') throw cannotExpress(key, fate ?? 'an OpenAI-format upstream has no such field');
   }
   const messages: ChatMessage[] = [];

@@ -6,7 +6,7 @@ import type { StreamEvent } from '../messages/events';
 import type { MessageResponse } from '../messages/request';
 import { badUpstreamAnswer, codeForUpstreamStatus } from '../upstreams/http/errors';
 import type { UsageFigures } from '../upstreams/types';
-import { reasoningOf, toolUseId } from './answer';
+import { reasoningOf, toolInput, toolUseId } from './answer';
 import { gatewaySignature } from './signature';
 import { stopReasonOf, type ReasoningField } from './tables';
 import type { RestoreName } from './tool-names';
@@ -37,21 +37,33 @@ function parseChunk(data: string, event: string | undefined, name: string): Upst
 
 type Kind = 'thinking' | 'text' | 'tool_use';
 
+/** A tool call of the stream: its id, its block's index, its arguments so far and how much of them was checked. */
+interface Call {
+  id: string;
+  block: number;
+  args: string;
+  checked: number;
+}
+
 /**
  * One translated stream. Exactly one `message_start` (with every usage field) comes first; one
  * block is open at a time and stops before the next starts, so each delta goes to an open block of
  * its type: reasoning to a thinking block (ended by the gateway's signature), text to a text block,
  * each call to its own tool_use block (a new `index`, or a new id at a reused index, opens one; its
- * name and first arguments may share a chunk), its arguments as `input_json_delta`. The stop reason
- * is `tool_use` whenever a tool was called; `message_delta` carries the cumulative usage, held back
- * until the upstream is done (usage comes after the finish reason).
+ * name and first arguments may share a chunk), its arguments as `input_json_delta`. A call's
+ * arguments are checked when its block stops, or at the finish reason (before the usage that
+ * follows it): anything but a JSON object makes the answer invalid, as it does a JSON answer. The
+ * stop reason is `tool_use` whenever a tool was called; `message_delta` carries the cumulative
+ * usage, held back until the upstream is done (usage comes after the finish reason).
  */
 export class ChatStreamTranslator {
   private started = false;
   private open: Kind | undefined;
   private index = -1;
   private reasoningField: ReasoningField = 'reasoning_content';
-  private readonly calls = new Map<number, { id: string; block: number }>();
+  private readonly calls = new Map<number, Call>();
+  /** The call whose block is open, if one is. */
+  private openCall: Call | undefined;
   private finish: string | null | undefined;
   usage: UsageFigures | undefined;
 
@@ -75,12 +87,14 @@ export class ChatStreamTranslator {
     if (delta) {
       const reasoning = reasoningOf(delta);
       if (reasoning) {
-        this.enter('thinking', events, { type: 'thinking', thinking: '', signature: '' }, reasoning[0]);
+        const failure = this.enter('thinking', events, { type: 'thinking', thinking: '', signature: '' }, reasoning[0]);
+        if (failure) return failure;
         events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'thinking_delta', thinking: reasoning[1] } });
       }
       const text = delta.content || delta.refusal;
       if (typeof text === 'string' && text !== '') {
-        this.enter('text', events, { type: 'text', text: '' });
+        const failure = this.enter('text', events, { type: 'text', text: '' });
+        if (failure) return failure;
         events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'text_delta', text } });
       }
       const calls = delta.tool_calls ?? [];
@@ -89,18 +103,22 @@ export class ChatStreamTranslator {
         if (failure) return failure;
       }
     }
-    if (choice?.finish_reason) this.finish = choice.finish_reason;
+    if (choice?.finish_reason) {
+      this.finish = choice.finish_reason;
+      return this.openCall && this.check(this.openCall);
+    }
     return undefined;
   }
 
-  /** Appends the events that close the message, once the upstream is done; returns `events`. */
-  end(events: StreamEvent[]): StreamEvent[] {
+  /** Appends the events that close the message, once the upstream is done; returns the error the answer is, if it is one. */
+  end(events: StreamEvent[]): GatewayError | undefined {
     this.start(events);
-    this.close(events);
+    const failure = this.close(events);
+    if (failure) return failure;
     const stop_reason = stopReasonOf(this.finish, this.calls.size > 0);
     events.push({ type: 'message_delta', delta: { stop_reason, stop_sequence: null }, usage: messageUsage(this.usage) });
     events.push({ type: 'message_stop' });
-    return events;
+    return undefined;
   }
 
   /** A tool call fragment: a call not seen before opens its block; arguments go to the open block of their call. */
@@ -109,32 +127,52 @@ export class ChatStreamTranslator {
     let call = this.calls.get(at);
     if (!call || (fragment.id && toolUseId(fragment.id) !== call.id)) {
       const id = toolUseId(fragment.id);
-      this.enter('tool_use', events, { type: 'tool_use', id, name: this.restore(fragment.function?.name ?? ''), input: {} }, undefined, true);
-      call = { id, block: this.index };
+      const failure = this.enter('tool_use', events, { type: 'tool_use', id, name: this.restore(fragment.function?.name ?? ''), input: {} }, undefined, true);
+      if (failure) return failure;
+      call = { id, block: this.index, args: '', checked: -1 };
       this.calls.set(at, call);
+      this.openCall = call;
     }
     const args = fragment.function?.arguments;
     if (typeof args !== 'string' || args === '') return undefined;
     if (call.block !== this.index) return badUpstreamAnswer(`upstream ${this.name} sent arguments for tool call ${at} after another call began`);
+    call.args += args;
     events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'input_json_delta', partial_json: args } });
     return undefined;
   }
 
   /** Makes a block of `kind` the open one, stopping the one before; a tool call always opens its own. */
-  private enter(kind: Kind, events: StreamEvent[], block: ContentBlock, field?: ReasoningField, always = false): void {
-    if (this.open === kind && !always) return;
-    this.close(events);
+  private enter(kind: Kind, events: StreamEvent[], block: ContentBlock, field?: ReasoningField, always = false): GatewayError | undefined {
+    if (this.open === kind && !always) return undefined;
+    const failure = this.close(events);
+    if (failure) return failure;
     this.open = kind;
     this.index++;
     if (field) this.reasoningField = field;
     events.push({ type: 'content_block_start', index: this.index, content_block: block });
+    return undefined;
   }
 
-  private close(events: StreamEvent[]): void {
-    if (this.open === undefined) return;
+  /** Stops the open block; a tool call's arguments must be whole by then. */
+  private close(events: StreamEvent[]): GatewayError | undefined {
+    if (this.open === undefined) return undefined;
+    if (this.openCall) {
+      const failure = this.check(this.openCall);
+      if (failure) return failure;
+      this.openCall = undefined;
+    }
     if (this.open === 'thinking') events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'signature_delta', signature: gatewaySignature(this.reasoningField) } });
     events.push({ type: 'content_block_stop', index: this.index });
     this.open = undefined;
+    return undefined;
+  }
+
+  /** The error a call's arguments make, if they are not a JSON object (see toolInput). */
+  private check(call: Call): GatewayError | undefined {
+    if (call.checked === call.args.length) return undefined; // checked at the finish reason, nothing added since
+    call.checked = call.args.length;
+    const input = toolInput(call.args, this.name);
+    return input instanceof GatewayError ? input : undefined;
   }
 
   private start(events: StreamEvent[]): void {

@@ -3,6 +3,7 @@
  * stop reasons, tool choices, the join of text parts, and what happens to each Messages field.
  */
 import { GatewayError } from '../errors';
+import { ownEntry } from '../own';
 
 /** OpenAI `finish_reason` → Anthropic `stop_reason` (unknown or none: `end_turn`). */
 const STOP_REASON_OF: Readonly<Record<string, string>> = Object.freeze({
@@ -20,14 +21,14 @@ const FINISH_REASON_OF: Readonly<Record<string, string>> = Object.freeze({
  * answer a call with `stop` included), unless it was cut short (`length`, `content_filter`).
  */
 export function stopReasonOf(finish: string | null | undefined, calledTools: boolean): string {
-  const reason = (typeof finish === 'string' && STOP_REASON_OF[finish]) || 'end_turn';
+  const reason = (typeof finish === 'string' && ownEntry(STOP_REASON_OF, finish)) || 'end_turn';
   if (reason === 'end_turn' || reason === 'tool_use') return calledTools ? 'tool_use' : 'end_turn';
   return reason;
 }
 
 /** OpenAI's `finish_reason` for an Anthropic `stop_reason`. */
 export function finishReasonOf(stop: unknown): string {
-  return (typeof stop === 'string' && FINISH_REASON_OF[stop]) || 'stop';
+  return (typeof stop === 'string' && ownEntry(FINISH_REASON_OF, stop)) || 'stop';
 }
 
 /** Anthropic `tool_choice.type` ⇄ OpenAI's string `tool_choice` (`tool` ⇄ `{type: "function"}`). */

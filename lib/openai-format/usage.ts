@@ -1,21 +1,23 @@
 /** Usage both ways: OpenAI counts cached tokens inside `prompt_tokens`, Anthropic beside `input_tokens`. */
 import type { MessageUsage } from '../messages/request';
+import { isCount, reportedFigure } from '../upstreams/reported-figure';
 import type { UsageFigures } from '../upstreams/types';
 import type { ChatUsage, UpstreamChatUsage } from './types';
-
-const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined);
 
 /**
  * The figures of an upstream's OpenAI usage: `cacheReadInputTokens` = cached tokens
  * (`prompt_tokens_details.cached_tokens`, or DeepSeek's `prompt_cache_hit_tokens`), `inputTokens`
  * = prompt tokens − cached tokens; OpenAI has no cache writes. Undefined without both token counts.
+ * Figures as written (see reportedFigure): one that is not a count is passed on, never subtracted.
  */
 export function usageFromChat(usage: UpstreamChatUsage | null | undefined): UsageFigures | undefined {
-  const prompt = count(usage?.prompt_tokens);
-  const output = count(usage?.completion_tokens);
+  const prompt = reportedFigure(usage?.prompt_tokens);
+  const output = reportedFigure(usage?.completion_tokens);
   if (prompt === undefined || output === undefined) return undefined;
-  const cached = Math.min(prompt, count(usage?.prompt_tokens_details?.cached_tokens) ?? count(usage?.prompt_cache_hit_tokens) ?? 0);
-  return { inputTokens: prompt - cached, outputTokens: output, cacheReadInputTokens: cached };
+  const cached = reportedFigure(usage?.prompt_tokens_details?.cached_tokens) ?? reportedFigure(usage?.prompt_cache_hit_tokens) ?? 0;
+  if (!isCount(prompt) || !isCount(cached)) return { inputTokens: prompt, outputTokens: output, cacheReadInputTokens: cached };
+  const read = Math.min(prompt, cached);
+  return { inputTokens: prompt - read, outputTokens: output, cacheReadInputTokens: read };
 }
 
 /** The Anthropic usage block for figures (zeros where none were reported), the cache fields always present. */

@@ -122,7 +122,7 @@ export const agentChatSchema = {
 /** The first field refused by name for an agent-ready model (or more than one choice, or log probabilities). */
 export function findUnsupportedAgentChat(body: Record<string, unknown>): { path: string; message: string } | undefined {
   for (const field of Object.keys(AGENT_UNSUPPORTED_CHAT_FIELDS)) {
-    if (Object.prototype.hasOwnProperty.call(body, field)) return { path: field, message: AGENT_UNSUPPORTED_CHAT_FIELDS[field] as string };
+    if (Object.hasOwn(body, field)) return { path: field, message: AGENT_UNSUPPORTED_CHAT_FIELDS[field] as string };
   }
   if (body.n !== undefined && body.n !== null && body.n !== 1) return { path: 'n', message: 'only one choice per request is supported (n = 1)' };
   if (body.logprobs === true) return { path: 'logprobs', message: 'the Messages format has no log probabilities' };

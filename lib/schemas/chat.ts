@@ -78,7 +78,7 @@ type Found = { path: string; message: string } | undefined;
  */
 export function findUnsupportedChat(body: Record<string, unknown>): Found {
   for (const field of Object.keys(UNSUPPORTED_CHAT_FIELDS)) {
-    if (Object.prototype.hasOwnProperty.call(body, field)) return { path: field, message: UNSUPPORTED_CHAT_FIELDS[field] as string };
+    if (Object.hasOwn(body, field)) return { path: field, message: UNSUPPORTED_CHAT_FIELDS[field] as string };
   }
   if (body.n !== undefined && body.n !== null && body.n !== 1) return { path: 'n', message: 'only one choice per request is supported (n = 1)' };
   if (body.logprobs === true) return { path: 'logprobs', message: 'logprobs is not supported by this gateway' };
@@ -87,7 +87,7 @@ export function findUnsupportedChat(body: Record<string, unknown>): Found {
     const message = body.messages[i] as Record<string, unknown> | null;
     if (!message || typeof message !== 'object') continue;
     for (const field of ['tool_calls', 'function_call', 'audio', 'refusal']) {
-      if (Object.prototype.hasOwnProperty.call(message, field)) return { path: `messages.${i}.${field}`, message: `${field} is not supported by this gateway (V1 accepts plain text only)` };
+      if (Object.hasOwn(message, field)) return { path: `messages.${i}.${field}`, message: `${field} is not supported by this gateway (V1 accepts plain text only)` };
     }
     if (message.role === 'tool' || message.role === 'function') {
       return { path: `messages.${i}.role`, message: `${message.role} messages are not supported by this gateway (V1 accepts plain text only)` };

@@ -76,7 +76,7 @@ function checkBlocks(blocks: unknown, path: string): Found {
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i] as Record<string, unknown> | null;
     if (!block || typeof block !== 'object') continue;
-    if (Object.prototype.hasOwnProperty.call(block, 'cache_control')) {
+    if (Object.hasOwn(block, 'cache_control')) {
       return { path: `${path}.${i}.cache_control`, message: 'cache_control is not supported by this gateway' };
     }
     if (block.type !== 'text') {
@@ -93,7 +93,7 @@ function checkBlocks(blocks: unknown, path: string): Found {
  */
 export function findUnsupported(body: Record<string, unknown>): Found {
   for (const field of Object.keys(UNSUPPORTED_MESSAGE_FIELDS)) {
-    if (Object.prototype.hasOwnProperty.call(body, field)) return { path: field, message: UNSUPPORTED_MESSAGE_FIELDS[field] as string };
+    if (Object.hasOwn(body, field)) return { path: field, message: UNSUPPORTED_MESSAGE_FIELDS[field] as string };
   }
   const system = checkBlocks(body.system, 'system');
   if (system) return system;

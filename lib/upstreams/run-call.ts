@@ -43,6 +43,7 @@ export function startCall(
     (err: unknown) => {
       call.ended = true;
       ctx.work = undefined;
+      if (err instanceof GatewayError && err.invalidAnswer) ctx.invalidAnswer = true; // not billed, however it is answered
       if (!res.headersSent && !res.destroyed) {
         next(agent ? inUpstreamWords(err, agent) : err);
         return;

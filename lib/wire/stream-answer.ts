@@ -59,6 +59,7 @@ export async function streamAnswer<T extends { type: string }>(
     if (!opened) throw err; // nothing sent yet: the error handler answers with the error's status
     const error = toGatewayError(err);
     ctx.detail = error.detail ?? error.message;
+    if (error.invalidAnswer) ctx.invalidAnswer = true;
     // A client that went away is not an error of the request; anything else ends the stream with one.
     if (!writer.closed) {
       ctx.errorCode = error.code;

@@ -69,7 +69,19 @@ export function timeoutError(phase: string): GatewayError {
   return new GatewayError('timeout_error', SAFE_MESSAGES.timeout_error, { detail: `upstream ${phase} timeout` });
 }
 
+/** The safe text of an answer the gateway cannot read or pass on. */
+const INVALID_RESPONSE = 'The upstream sent an invalid response.';
+
 /** Builds the GatewayError for an upstream answer the gateway cannot read. */
 export function badUpstreamAnswer(detail: string): GatewayError {
-  return new GatewayError('api_error', 'The upstream sent an invalid response.', { detail });
+  return new GatewayError('api_error', INVALID_RESPONSE, { detail });
+}
+
+/**
+ * Builds the GatewayError for a whole answer the gateway refuses to pass on (tool arguments that
+ * are not a JSON object, a tool call from an upstream offered no tools): the same `api_error`
+ * as an unreadable answer, and the request is not billed, JSON or stream (docs/translation.md).
+ */
+export function invalidAnswer(detail: string): GatewayError {
+  return new GatewayError('api_error', INVALID_RESPONSE, { detail, invalidAnswer: true });
 }

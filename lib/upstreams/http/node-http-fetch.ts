@@ -1,6 +1,7 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
 import http from 'node:http';
 import https from 'node:https';
+import { ownEntry } from '../../own';
 import { createAgents } from './agent';
 import { DEFAULT_TIMEOUTS } from './options';
 import type { FetchLike, ResponseLike } from '../types';
@@ -39,7 +40,7 @@ export function nodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchLike {
     const agent = url.startsWith('https:') ? secure : plain;
     const req = request(url, { method: init.method, headers: init.headers, agent, signal: init.signal }, (res) => {
       const get = (name: string): string | null => {
-        const value = res.headers[name.toLowerCase()];
+        const value = ownEntry(res.headers, name.toLowerCase());
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       };
       const text = (): Promise<string> => new Promise((ok, fail) => {

@@ -2,13 +2,11 @@
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
 import type { StreamEvent } from '../../messages/events';
 import { badUpstreamAnswer } from '../http/errors';
+import { reportedFigure as count } from '../reported-figure';
 import type { UsageFigures } from '../types';
 
-const count = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-
 /**
- * Usage figures from an Anthropic `usage` object; absent or null fields are left out. Cache writes
+ * Usage figures from an Anthropic `usage` object, as written (see reportedFigure); absent or null fields are left out. Cache writes
  * come as their total and, when the upstream sends it, the 5-minute / 1-hour breakdown; web
  * searches from `server_tool_use`.
  */

@@ -1,4 +1,5 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
+import type { GatewayError } from '../../errors';
 import { randomHex } from '../../random-id';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
@@ -59,35 +60,41 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
         throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
       const translator = new ChatStreamTranslator(messageId(), request.model, http.name, nameRestorer(request.tools));
-      /** Appends the closing events; the usage reported so far is final. */
-      const close = (events: StreamEvent[]): StreamEvent[] => {
-        if (translator.usage) ctx.usage.complete();
-        return translator.end(events);
+      /** Appends the closing events (the usage reported so far is final), or returns the error the answer is. */
+      const close = (events: StreamEvent[]): GatewayError | undefined => {
+        const failure = translator.end(events);
+        if (!failure && translator.usage) ctx.usage.complete();
+        return failure;
       };
       let done = false;
       const sse = new SseBatchReader();
       for await (const chunk of open.chunks()) {
         const events: StreamEvent[] = [];
+        let failure: GatewayError | undefined;
         for (const message of sse.read(chunk) ?? []) {
           if (message.data.trim() === '[DONE]') {
             done = true;
-            close(events); // in the same write as the chunks read with [DONE]
+            failure = close(events); // in the same write as the chunks read with [DONE]
             break;
           }
           const before = translator.usage;
-          const failure = translator.read(message, events);
-          if (failure) {
-            if (events.length > 0) yield events; // what came before the failure still reaches the client
-            throw failure;
-          }
+          failure = translator.read(message, events);
+          if (failure) break;
           if (translator.usage && translator.usage !== before) ctx.usage.report(translator.usage);
+        }
+        if (failure) {
+          if (events.length > 0) yield events; // what came before the failure still reaches the client
+          throw failure;
         }
         if (done) open.drain(); // what follows [DONE] is drained in the background, bounded
         if (events.length > 0) yield events;
         if (done) return;
       }
       if (!translator.finished) throw badUpstreamAnswer(`upstream ${http.name} stream ended before its finish reason`);
-      yield close([]);
+      const events: StreamEvent[] = [];
+      const failure = close(events);
+      if (events.length > 0) yield events;
+      if (failure) throw failure;
     } catch (err) {
       throw redacted(err, http.redact);
     }

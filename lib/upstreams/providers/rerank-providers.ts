@@ -1,6 +1,7 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
 import type { RerankRequest } from '../../types';
-import { count, createRerankAdapter, obj, toResults } from './rerank';
+import { reportedFigure as count } from '../reported-figure';
+import { createRerankAdapter, obj, toResults } from './rerank';
 import type { HttpAdapterOptions, RerankAdapter, UsageFigures } from '../types';
 
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });

@@ -16,10 +16,6 @@ export interface RerankFormat {
   parse: (body: unknown, name: string) => { results: RerankResult[]; usage: UsageFigures };
 }
 
-/** Number if it is a non-negative integer, else undefined. */
-export const count = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
-
 /** Plain object or an empty one. */
 export const obj = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
