@@ -34,6 +34,8 @@ export interface RunCodexOptions {
   extraEnv?: Record<string, string>;
   /** Kill the run (the whole namespace) after this long; default 20 s, inside jest's 30 s. */
   timeoutMs?: number;
+  /** Kills the run (the whole namespace) when aborted. */
+  signal?: AbortSignal;
 }
 
 /** One line of `codex exec --json`. */
@@ -64,7 +66,7 @@ export interface CodexUsage {
 }
 
 export interface CodexRun {
-  /** Exit code; null when killed (timedOut). */
+  /** Exit code; null when killed (timedOut, or aborted). */
   code: number | null;
   timedOut: boolean;
   stdout: string;
@@ -155,8 +157,12 @@ export async function runCodex(o: RunCodexOptions): Promise<CodexRun> {
       timedOut = true;
       run.kill();
     }, o.timeoutMs ?? 20_000);
+    const abort = (): void => run.kill();
+    o.signal?.addEventListener('abort', abort);
+    if (o.signal?.aborted) abort();
     const code = await run.exited;
     clearTimeout(timer);
+    o.signal?.removeEventListener('abort', abort);
     run.kill(); // anything left in the group
     await run.close();
     const stdout = run.stdout();

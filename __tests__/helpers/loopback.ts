@@ -1,5 +1,6 @@
-/** Runs a process that can reach nothing but one address: a fresh network namespace (plus a PID namespace, so killing it kills
- * all it started) whose own 127.0.0.1:<port> is relayed, through a Unix socket on the shared filesystem, to <port> on the host. */
+/** Runs a process that can reach nothing but one address: a fresh network namespace (plus a PID namespace with its own /proc, so
+ * killing it kills all it started) whose own 127.0.0.1:<port> is relayed, through a Unix socket on the shared filesystem, to
+ * <port> on the host. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -85,8 +86,9 @@ export async function spawnLoopbackOnly(target: URL, command: string, args: stri
   const dir = await mkdtemp(path.join(os.tmpdir(), 'loopback-'));
   const relay = await bridge(path.join(dir, 'relay.sock'), { host: '127.0.0.1', port });
   // --fork --pid --kill-child: the relay is the PID namespace's init, and dies (taking every descendant) if unshare is killed.
-  // Without root, a user namespace (--map-root-user) gives the right to make the others.
-  const flags = ['--net', '--pid', '--fork', '--kill-child', ...(process.getuid?.() === 0 ? [] : ['--map-root-user'])];
+  // --mount-proc: a /proc of that namespace (Codex's own command sandbox hangs without it). Without root, a user namespace
+  // (--map-root-user) gives the right to make the others.
+  const flags = ['--net', '--pid', '--fork', '--kill-child', '--mount-proc', ...(process.getuid?.() === 0 ? [] : ['--map-root-user'])];
   const child = spawn(unshare, [...flags, process.execPath, RELAY, ip, String(port), path.join(dir, 'relay.sock'), '--', command, ...args], {
     cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true,
   });

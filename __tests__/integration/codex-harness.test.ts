@@ -163,16 +163,28 @@ describe('the harness seals Codex in', () => {
     }
   });
 
-  it('kills the run and everything it started at the timeout', async () => {
-    // The command leaves a detached loop ticking a file; then the second request hangs until the harness kills the namespace.
+  it('an abort kills the run and everything it started', async () => {
+    // The command leaves a detached loop ticking a file; when the second request arrives, the test aborts the run.
     const cmd = "(setsid sh -c 'while true; do date +%s%N > tick; sleep 0.05; done' > /dev/null 2>&1 &); sleep 0.2; echo started";
-    fake.script = inOrder({ output: [functionCall('exec_command', { cmd })], usage: null }, { hang: true });
-    const run = await codex('Start the loop', { timeoutMs: 4_000, streamMaxRetries: 0, requestMaxRetries: 0 });
-    expect(run).toMatchObject({ code: null, timedOut: true });
+    const stop = new AbortController();
+    const turns = inOrder({ output: [functionCall('exec_command', { cmd })], usage: null }, { hang: true });
+    fake.script = (request) => {
+      const turn = turns(request);
+      if ('hang' in turn) setImmediate(() => stop.abort());
+      return turn;
+    };
+    const run = await codex('Start the loop', { signal: stop.signal });
+    expect(run).toMatchObject({ code: null, timedOut: false });
     const tick = path.join(run.cwd, 'tick');
     const before = await readFile(tick, 'utf8');
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // six ticks' time: a loop still running would have rewritten the file
     expect(await readFile(tick, 'utf8')).toBe(before);
+  });
+
+  it('a run that outlives timeoutMs is killed and says so', async () => {
+    fake.script = () => ({ hang: true });
+    const run = await codex('Wait forever', { timeoutMs: 1_000 });
+    expect(run).toMatchObject({ code: null, timedOut: true });
   });
 
   it('the fake speaks the Responses grammar the openai SDK reads', async () => {
