@@ -10,7 +10,8 @@ import { spawnLoopbackOnly } from './loopback';
 export const CODEX_VERSION = '0.169.0';
 
 export interface RunCodexOptions {
-  /** The server's root URL (`http://127.0.0.1:<port>`, a gateway or a fake); Codex's base_url is `<baseURL>/v1`. */
+  /** The server's root URL (`http://127.0.0.1:<port>`, or with the path a router is mounted at); Codex's base_url is
+   * `<baseURL>/v1`. */
   baseURL: string;
   /** Sent as `Authorization: Bearer` (through the provider's env_key). */
   apiKey: string;
@@ -139,7 +140,7 @@ function parseEvents(stdout: string): CodexEvent[] {
  * in `cwd`; the run and everything it started is killed at `timeoutMs`. */
 export async function runCodex(o: RunCodexOptions): Promise<CodexRun> {
   const target = new URL(o.baseURL);
-  const base = `${target.protocol}//${target.host}`;
+  const base = o.baseURL.replace(/\/+$/, '');
   const root = await mkdtemp(path.join(os.tmpdir(), 'codex-run-'));
   const dirs = { CODEX_HOME: 'codex-home', HOME: 'home', XDG_CONFIG_HOME: 'xdg/config', XDG_CACHE_HOME: 'xdg/cache', XDG_DATA_HOME: 'xdg/data', XDG_STATE_HOME: 'xdg/state', TMPDIR: 'tmp' };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };

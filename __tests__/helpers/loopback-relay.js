@@ -5,6 +5,7 @@
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 
 const [ip, port, socketPath, separator, command, ...args] = process.argv.slice(2);
 if (ip === undefined || port === undefined || socketPath === undefined || separator !== '--' || command === undefined) {
@@ -35,5 +36,5 @@ server.listen(Number(port), '127.0.0.1', () => {
     process.exit(127);
   });
   // This process is the namespace's init: when it exits, whatever the command left behind is killed with it.
-  child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal === null ? 0 : require('node:os').constants.signals[signal])));
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (signal === null ? 0 : os.constants.signals[signal])));
 });

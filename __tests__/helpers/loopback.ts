@@ -81,6 +81,7 @@ async function bridge(socketPath: string, target: { host: string; port: number }
 export async function spawnLoopbackOnly(target: URL, command: string, args: string[], options: { cwd: string; env: Record<string, string> }): Promise<LoopbackProcess> {
   if (target.hostname !== '127.0.0.1' && target.hostname !== 'localhost') throw new Error(`spawnLoopbackOnly: the target must be on loopback, not ${target.host}`);
   const port = Number(target.port);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`spawnLoopbackOnly: the target needs an explicit port (${target.href})`);
   const unshare = required('unshare', 'util-linux');
   const ip = required('ip', 'iproute2');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'loopback-'));
