@@ -78,7 +78,8 @@ export interface CodexRun {
   completed(type: string): CodexItem[];
   /** The last `turn.completed` usage. */
   usage: CodexUsage | undefined;
-  /** Messages of top-level `error` and `turn.failed` events (the run failed); warning items are not failures. */
+  /** Messages of top-level `error` events (retry notices, "Reconnecting... n/5", included) and of `turn.failed`; warning
+   * items are not failures. */
   failures: string[];
   /** TCP connections Codex opened to the base URL's port. */
   connections: number;
