@@ -1,0 +1,84 @@
+/** A scripted fake OpenAI Responses server (`POST /v1/responses`, SSE or JSON): what Codex talks to in the harness tests, and a
+ * native Responses upstream for the gateway's. Each request gets the next scripted turn; every request is recorded raw. */
+import type http from 'node:http';
+import type { ResponseOutputItem, ResponseUsage } from 'openai/resources/responses/responses';
+import { sendJson, startAgentServer, type AgentRequest, type AgentServer } from './fake-agent-server';
+import { responseEvents, responseObject, type WireEvent, type WireResponse } from './fake-responses-events';
+import { sse } from './fake-server';
+
+export * from './fake-responses-events';
+
+/** One scripted answer: a response (streamed when the request asks), an HTTP error, or a stream that starts and never ends. */
+export type ResponsesTurn =
+  | { output: ResponseOutputItem[]; usage: ResponseUsage | null; status?: 'completed' | 'incomplete' }
+  | { httpStatus: number; error: { message: string; type: string; code: string | null; param: string | null }; headers?: Record<string, string> }
+  | { hang: true };
+
+/** Picks the turn for a `POST /v1/responses`. */
+export type ResponsesScript = (request: AgentRequest) => ResponsesTurn;
+
+/** The turns in order, one per request from now on; a request beyond them gets a 500 that names the overrun. */
+export function inOrder(...turns: ResponsesTurn[]): ResponsesScript {
+  let n = 0;
+  return () => {
+    n += 1;
+    return turns[n - 1] ?? { httpStatus: 500, error: { message: `fake: request ${n} is beyond the ${turns.length} scripted turns`, type: 'server_error', code: null, param: null } };
+  };
+}
+
+/** One answered request and exactly what went back (`events` for a stream, `response` for JSON or the stream's final state). */
+export interface ResponsesAnswer {
+  request: AgentRequest;
+  turn: ResponsesTurn;
+  response: WireResponse | undefined;
+  events: WireEvent[] | undefined;
+}
+
+export interface ResponsesFake extends AgentServer {
+  /** The script in use; tests may replace it between runs. */
+  script: ResponsesScript;
+  /** The recorded `POST /v1/responses` requests, in order. */
+  responses(): AgentRequest[];
+  answers: ResponsesAnswer[];
+}
+
+function fail(res: http.ServerResponse, status: number, message: string, param: string | null = null, code: string | null = null): void {
+  sendJson(res, status, { error: { message, type: 'invalid_request_error', param, code } });
+}
+
+/** Starts the fake on 127.0.0.1:0. Anything but `POST /v1/responses` gets a 404 in OpenAI's error shape (and is recorded). */
+export async function startResponsesFake(script: ResponsesScript): Promise<ResponsesFake> {
+  const self = { script, answers: [] as ResponsesAnswer[] };
+  let n = 0;
+  const server = await startAgentServer((req, res) => {
+    if (`${req.method} ${req.path.split('?')[0] ?? ''}` !== 'POST /v1/responses') return fail(res, 404, `Invalid URL (${req.method} ${req.path})`, null, 'unknown_url');
+    const body = req.body;
+    if (!body) return fail(res, 400, 'We could not parse the JSON body of your request.');
+    if (typeof body.model !== 'string') return fail(res, 400, "Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+    const turn = self.script(req);
+    const id = `resp_fake_${n}`;
+    n += 1;
+    if ('httpStatus' in turn) {
+      self.answers.push({ request: req, turn, response: undefined, events: undefined });
+      res.writeHead(turn.httpStatus, { 'content-type': 'application/json', ...turn.headers });
+      return void res.end(JSON.stringify({ error: turn.error }));
+    }
+    if ('hang' in turn) {
+      self.answers.push({ request: req, turn, response: undefined, events: undefined });
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      return void res.flushHeaders();
+    }
+    const response = responseObject(id, body.model, turn.status ?? 'completed', turn.output, turn.usage);
+    if (body.stream !== true) {
+      self.answers.push({ request: req, turn, response, events: undefined });
+      return sendJson(res, 200, response);
+    }
+    const events = responseEvents(response);
+    self.answers.push({ request: req, turn, response, events });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_fake_${n}` });
+    for (const e of events) sse(res, e, e.type);
+    res.end();
+  });
+  const responses = (): AgentRequest[] => server.requests.filter((r) => r.method === 'POST' && r.path.split('?')[0] === '/v1/responses');
+  return Object.assign(self, server, { responses });
+}
