@@ -144,7 +144,6 @@ it('sessions end at sign-out (server-side), at their expiry, when idle, when the
 
   const [d, e, f] = [await session(url), await session(url), await session(url)];
   expect([await works(d), await works(e), await works(f)]).toEqual([401, 200, 200]); // two at most: the oldest ended
-  expect(sessions.size).toBe(2);
 
   // The binary keeps one DashboardSessions across reloads: a token removed by a reload ends its sessions.
   const reloaded = await adminApp({ dashboard: sessions, tokens: [TOKENS[1] as (typeof TOKENS)[number]] });
@@ -158,6 +157,38 @@ it('limits bad sign-ins per address: past the limit even the right token waits',
   expect([limited.status, Number(limited.headers.get('retry-after'))]).toEqual([429, expect.any(Number)]);
   expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(800);
   expect(limited.headers.get('set-cookie')).toBeNull();
+});
+
+it('a sign-in forgets no failure: whoever holds a read token gets no fresh guesses at the write token', async () => {
+  const { url } = await adminApp({ dashboard: new DashboardSessions({ maxFailures: 3 }) });
+  for (let i = 0; i < 2; i++) expect((await signIn(url, `guess-${i}-0123456789abcdef`)).status).toBe(401);
+  expect((await signIn(url, READ)).status).toBe(303);
+  expect((await signIn(url, 'guess-2-0123456789abcdef')).status).toBe(401);
+  expect((await signIn(url, WRITE)).status).toBe(429); // the failures only age out
+});
+
+it('admin tokens count on the same limit as sign-ins: past it, 429 with retry-after in the error shape, the token unchecked', async () => {
+  const { url } = await adminApp({ dashboard: new DashboardSessions({ maxFailures: 3 }) });
+  const page = await session(url, READ); // signed in before the guessing starts
+  const keys = (authorization: string) => fetch(`${url}/keys`, { headers: { authorization } });
+  expect((await keys(`Bearer ${READ}`)).status).toBe(200);
+  expect((await keys('Bearer guess-0-0123456789abcdef')).status).toBe(401);
+  expect((await signIn(url, 'guess-1-0123456789abcdef')).status).toBe(401); // the form's failures count here too
+  expect((await keys(`Bearer ${READ}`)).status).toBe(200); // a right token forgets none
+  expect((await keys('Basic Z3Vlc3M6Z3Vlc3M=')).status).toBe(401);
+  const limited = await keys(`Bearer ${WRITE}`);
+  const body = await limited.json() as { type: string; error: { type: string; message: string }; request_id: string };
+  expect([limited.status, body.type, body.error.type, body.request_id]).toEqual([429, 'error', 'rate_limit_error', expect.stringMatching(/^req_/)]);
+  expect(body.error.message).toMatch(/^authorization: /);
+  expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(800);
+  expect((await signIn(url, WRITE)).status).toBe(429);
+  // A session is no guess: the page signed in before goes on working.
+  expect((await fetch(`${url}/keys`, { headers: { cookie: page.cookie } })).status).toBe(200);
+
+  // Without a dashboard the admin API keeps the limit (10 failures by default).
+  const bare = await adminApp({ dashboard: false });
+  for (let i = 0; i < 10; i++) expect((await fetch(`${bare.url}/keys`, { headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).status).toBe(401);
+  expect((await fetch(`${bare.url}/keys`, { headers: { authorization: `Bearer ${WRITE}` } })).status).toBe(429);
 });
 
 it('is off with dashboard: false; a wrong option is refused when the router is made', async () => {

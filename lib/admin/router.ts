@@ -13,6 +13,7 @@ import { adminAuth, AdminTokens, type AdminToken } from './auth';
 import { dashboardRoutes, sessionAuth } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/sessions';
 import { undocumentedMethod } from './http';
+import { signInLimitsOf } from './sign-in-limits';
 import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
 import { recordRoutes } from './records';
@@ -59,7 +60,9 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   const { dashboard = true } = options;
   if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new TypeError('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
   const tokens = new AdminTokens(options.tokens);
-  const sessions = dashboard === true ? new DashboardSessions() : dashboard || undefined;
+  // Sessions and the limit on failed tokens live where the store keeps them (PostgresStore: shared by every instance).
+  const sessions = dashboard === true ? new DashboardSessions({ store }) : dashboard || undefined;
+  const limits = sessions?.limits ?? signInLimitsOf(store);
   const router = express.Router();
   const parse = jsonBody();
   // A JSON body where one is sent; a bodiless POST (disable, revoke…) reads as {}.
@@ -74,7 +77,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   };
   router.use(requestId({ endpoint: 'admin' }));
   if (sessions) router.use(dashboardRoutes(tokens, sessions));
-  router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
+  router.use(adminAuth(tokens, limits, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
   router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
   router.use(undocumentedMethod(adminOpenApi.paths), notFound(), errorHandler());
