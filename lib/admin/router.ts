@@ -16,6 +16,7 @@ import { undocumentedMethod } from './http';
 import { signInLimitsOf } from './sign-in-limits';
 import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
+import { AdminCatalog, modelRoutes } from './models';
 import { recordRoutes } from './records';
 import { statsRoutes } from './stats';
 import { ADMIN_METHODS, type AdminStore } from './store';
@@ -79,7 +80,8 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   if (sessions) router.use(dashboardRoutes(tokens, sessions));
   router.use(adminAuth(tokens, limits, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
+  const catalog = new AdminCatalog(store, options.models, options.upstreams ?? {});
+  router.use(keyRoutes(store, catalog.models), accountRoutes(store), statsRoutes(store), recordRoutes(store), modelRoutes(store, catalog));
   router.use(undocumentedMethod(adminOpenApi.paths), notFound(), errorHandler());
   return router;
 }
