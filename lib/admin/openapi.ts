@@ -119,7 +119,7 @@ export const adminOpenApi = Object.freeze({
     '/models': {
       get: { summary: 'The catalog as it serves (one page)', responses: { 200: json(page('Model')), ...errors } },
       put: {
-        summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name',
+        summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name; kept by the store as runtime overrides of the configured catalog when it keeps them',
         requestBody: body(modelsBodySchema),
         responses: { 200: json(modelList), ...errors },
       },

@@ -28,16 +28,18 @@ export interface AdminRouterOptions {
   /** Admin tokens; `read` ones may only GET. Required. */
   tokens: readonly AdminToken[];
   /**
-   * The catalog for GET /models; the router's own `router.models` also allows PUT /models to
-   * replace it at runtime. Default: none (an empty list).
+   * The catalog for GET /models (pass the gateway router's `router.models`). PUT /models changes
+   * it at runtime: kept by the store when it keeps catalog overrides (both built-in stores; every
+   * router on the store follows), else on a live catalog only. Default: none (an empty list).
    */
   models?: ModelsOption;
   /** Adapters a replaced catalog may name, besides those the catalog already uses (by adapter name). Default: none. */
   upstreams?: Readonly<Record<string, MessagesAdapter | RerankAdapter>>;
   /**
    * The operator dashboard at `<mount>/dashboard/`, signed in with these tokens (docs/dashboard.md).
-   * `true`: with sessions of its own; a `DashboardSessions`: sessions shared with other routers (so
-   * a reload keeps them) and its limits; `false`: no dashboard. Default: true.
+   * `true`: with sessions kept where the store keeps them (PostgresStore: shared by every instance;
+   * else this router's own); a `DashboardSessions`: sessions shared with other routers (so a reload
+   * keeps them) and its limits; `false`: no dashboard (wrong tokens are limited all the same). Default: true.
    */
   dashboard?: boolean | DashboardSessions;
 }

@@ -15,7 +15,7 @@ export class PostgresSessions implements DashboardSessionStore {
   async openSession(idHash: string, s: StoredSession, { now, idleMs, maxSessions }: { now: number; idleMs: number; maxSessions: number }): Promise<void> {
     const t = `${this.schema}.dashboard_sessions`;
     await this.pool.query(`WITH gone AS (DELETE FROM ${t} WHERE expires_at <= $6::bigint OR last_seen <= $6::bigint - $7::bigint
-        OR id_hash IN (SELECT id_hash FROM ${t} WHERE expires_at > $6::bigint AND last_seen > $6::bigint - $7::bigint ORDER BY created_at DESC, id_hash OFFSET $8::bigint))
+        OR id_hash IN (SELECT id_hash FROM ${t} WHERE expires_at > $6::bigint AND last_seen > $6::bigint - $7::bigint ORDER BY seq DESC OFFSET $8::bigint))
       INSERT INTO ${t} (id_hash, token_name, token_check, created_at, expires_at, last_seen) VALUES ($1, $2, $3, $4, $5, $4)`,
     [idHash, s.tokenName, s.tokenCheck, s.createdAt, s.expiresAt, now, idleMs, maxSessions - 1]);
   }
