@@ -4,6 +4,8 @@ import type { Catalog, LiveCatalog } from './catalog';
 import { applyOverrides, type AppliedOverride } from './catalog-overrides';
 import { GatewayError } from './errors';
 import type { CatalogOverride, CatalogOverrideStore } from './stores/catalog-overrides';
+import { DEFAULT_STORE_TIMEOUT_MS } from './stores/call';
+import { withTimeout } from './timeout';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
 
 type Adapter = MessagesAdapter | RerankAdapter;
@@ -27,7 +29,9 @@ export class CatalogFollower {
   private failing = false;
   private readonly adapters = new Map<string, Adapter>();
 
-  constructor(readonly live: LiveCatalog, readonly store: CatalogOverrideStore, private readonly onError: (err: unknown) => void, private readonly now: () => number = Date.now) {}
+  /** `timeoutMs` bounds each read of the store (a stalled store then counts as a failed read). */
+  constructor(readonly live: LiveCatalog, readonly store: CatalogOverrideStore, private readonly onError: (err: unknown) => void,
+    private readonly timeoutMs = DEFAULT_STORE_TIMEOUT_MS, private readonly now: () => number = Date.now) {}
 
   /** Reads the store's version and, when it moved, the overrides, and lays them over the configured catalog. Calls made meanwhile share the read. */
   refresh(): Promise<void> {
@@ -49,6 +53,7 @@ export class CatalogFollower {
   /** Adapters an override may name besides those of the configured catalog (by name; these win). */
   addAdapters(adapters: Readonly<Record<string, Adapter>>): void {
     for (const [name, adapter] of Object.entries(adapters)) this.adapters.set(name, adapter);
+    if (this.version !== undefined) this.live.overlay((configured) => this.apply(configured)); // an override may name one of them
   }
 
   /** The adapter of a name: an added one, else the first configured model's that has it. */
@@ -73,10 +78,11 @@ export class CatalogFollower {
   private async read(): Promise<void> {
     try {
       const started = this.now();
-      if (this.version === undefined || (await this.store.catalogVersion()) !== this.version) {
-        const { version, overrides } = await this.store.listCatalogOverrides();
-        this.overrides = overrides;
-        this.version = version;
+      const now = this.version === undefined ? undefined : await withTimeout(this.store.catalogVersion(), this.timeoutMs, 'catalog version read');
+      if (now === undefined || now !== this.version) {
+        const read = await withTimeout(this.store.listCatalogOverrides(), this.timeoutMs, 'catalog overrides read');
+        this.overrides = read.overrides;
+        this.version = read.version;
         this.live.overlay((configured) => this.apply(configured));
       }
       this.checkedAt = started;
@@ -96,10 +102,10 @@ export class CatalogFollower {
 }
 
 /** The follower of a live catalog, made the first time (a router's, or an admin router's own). */
-export function followOverrides(live: LiveCatalog, store: CatalogOverrideStore, onError: (err: unknown) => void): CatalogFollower {
+export function followOverrides(live: LiveCatalog, store: CatalogOverrideStore, onError: (err: unknown) => void, timeoutMs?: number): CatalogFollower {
   let follower = followers.get(live);
   if (!follower) {
-    follower = new CatalogFollower(live, store, onError);
+    follower = new CatalogFollower(live, store, onError, timeoutMs);
     followers.set(live, follower);
   }
   return follower;

@@ -68,7 +68,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const models = new LiveCatalog(config.catalog);
   // Runtime catalog edits the store keeps (PostgresStore: shared by every instance) are laid over the configured list.
   const role = catalogOverridesOf(options.store);
-  const follower = role && followOverrides(models, role, reportOverrideError);
+  const follower = role && followOverrides(models, role, reportOverrideError, config.storeTimeoutMs);
   const router = express.Router() as GatewayRouter;
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;

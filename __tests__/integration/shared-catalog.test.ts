@@ -191,3 +191,31 @@ it('models added and withdrawn at runtime are shared too; a store without the ro
   await kept.admin('PUT', '/models', { models: withPrice(soloModels, 'claude-json', EDITED_PRICE) });
   expect(await charge(await instance(memory), KEY)).toBe(80);
 });
+
+it('a store that cannot be read: a first request is refused (500, never priced by a catalog it could not check), and serves once it can be read', async () => {
+  const memory = new MemoryStore();
+  memory.addKey(KEY, { id: 'acme' });
+  memory.credit({ callerId: 'acme', amount: 1000, idempotencyKey: 'open' });
+  let down = true;
+  const role = memory.catalogOverrides;
+  const flaky = {
+    catalogVersion: () => (down ? Promise.reject(new Error('store down')) : role.catalogVersion()),
+    listCatalogOverrides: () => (down ? Promise.reject(new Error('store down')) : role.listCatalogOverrides()),
+    changeCatalogOverrides: (changes: Parameters<typeof role.changeCatalogOverrides>[0]) => role.changeCatalogOverrides(changes),
+  };
+  const store = new Proxy(memory, { get: (target, p) => (p === 'catalogOverrides' ? flaky : Reflect.get(target, p)) });
+  const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    const solo = await instance(store);
+    const res = await fetch(`${solo.url}/v1/messages`, {
+      method: 'POST', headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-json', max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect([res.status, ((await res.json()) as { error: { type: string } }).error.type]).toEqual([500, 'api_error']);
+    expect(errors.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^model-gateway: catalog overrides could not be read; .*store down$/)]);
+    down = false;
+    expect(await charge(solo, KEY)).toBe(55);
+  } finally {
+    errors.mockRestore();
+  }
+});
