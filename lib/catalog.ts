@@ -91,21 +91,38 @@ export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog 
 
 /**
  * A catalog that can be replaced while it serves: `replace()` checks the new list whole (and
- * throws, naming the entry and the fix, leaving the old one serving) before it swaps.
+ * throws, naming the entry and the fix, leaving the old one serving) before it swaps. Runtime
+ * overrides a store keeps (`overlay()`) are laid over the list it was given, and again over each
+ * list that replaces it.
  */
 export class LiveCatalog {
+  private configured: Catalog;
   private current: Catalog;
+  private layer: ((configured: Catalog) => Catalog) | undefined;
 
   constructor(models: readonly ModelEntry[] | Catalog) {
-    this.current = createCatalog(models);
+    this.configured = this.current = createCatalog(models);
   }
 
+  /** The catalog serving now. */
   get(): Catalog {
     return this.current;
   }
 
+  /** The catalog as configured (given or replaced), before any overlay. */
+  base(): Catalog {
+    return this.configured;
+  }
+
   replace(models: readonly ModelEntry[]): Catalog {
-    this.current = createCatalog(models);
+    this.configured = createCatalog(models);
+    return this.overlay(this.layer);
+  }
+
+  /** Serves `layer(configured)` from now on, and after every replace(); none: the configured catalog. */
+  overlay(layer: ((configured: Catalog) => Catalog) | undefined): Catalog {
+    this.layer = layer;
+    this.current = layer ? layer(this.configured) : this.configured;
     return this.current;
   }
 }

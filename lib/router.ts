@@ -2,6 +2,7 @@
 import express, { type Response, type Router } from 'express';
 import type { LiveFigures } from './observe/metrics';
 import { LiveCatalog } from './catalog';
+import { followOverrides, reportOverrideError } from './catalog-follow';
 import { compose } from './compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
@@ -21,6 +22,7 @@ import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { resolveOptions, type GatewayOptions } from './options';
+import { catalogOverridesOf } from './stores/catalog-overrides';
 import type { WireFormat } from './wire/error-wire';
 
 /** Holds and client streams of the requests in flight. */
@@ -47,7 +49,10 @@ export type GatewayRouter = Router & {
   close(options?: { graceMs?: number }): Promise<void>;
   /** Whether close() has begun (readiness fails from then on). */
   readonly draining: boolean;
-  /** The catalog this router serves; `models.replace([...])` swaps it whole, at once, on this instance. */
+  /**
+   * The catalog this router serves; `models.replace([...])` swaps the configured list whole, at
+   * once, on this instance (the runtime overrides a store keeps are laid over it again).
+   */
   readonly models: LiveCatalog;
 };
 
@@ -61,6 +66,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const config = resolveOptions(options);
   const { store } = config;
   const models = new LiveCatalog(config.catalog);
+  // Runtime catalog edits the store keeps (PostgresStore: shared by every instance) are laid over the configured list.
+  const role = catalogOverridesOf(options.store);
+  const follower = role && followOverrides(models, role, reportOverrideError, config.storeTimeoutMs);
   const router = express.Router() as GatewayRouter;
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;
@@ -74,7 +82,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // request however often they are met.
   const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
-  const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
+  const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate,
+    ...(endpoint && follower ? [follower.gate] : [])];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('messages', { models }),
     resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);

@@ -153,7 +153,7 @@ it('reviews: an empty amount waives one (the review charges 0), 7 is charged on 
   await page.getByText('No open reviews').waitFor();
 });
 
-it('models: the live catalog with its prices; an edit applies, an invalid catalog is refused and the old one serves on', async () => {
+it('models: the live catalog with its prices and their source; an edit applies, an invalid catalog is refused and the old one serves on, a revert goes back to the configuration', async () => {
   const { page } = ops;
   ops.refusals.push(400);
   await d.open(page, 'models');
@@ -168,6 +168,8 @@ it('models: the live catalog with its prices; an edit applies, an invalid catalo
   await page.locator('tr', { hasText: 'claude-json' }).locator('.price-input').filter({ hasText: '310000.5' }).waitFor();
   expect(d.gateway.models.get().byId.get('claude-json')).toMatchObject({ pricing: { input: '310000.5', output: 1_500_000, cacheRead: '31000' }, agentReady: true });
   await expect(page.locator('tr', { hasText: 'claude-json' }).textContent()).resolves.toMatch(/yes.*31000/); // agent-ready, cache read set
+  await expect(page.locator('tr', { hasText: 'claude-json' }).getByTitle(/^configured: /).textContent()).resolves.toBe('runtime: pricing, agentReady');
+  await expect(page.locator('tr', { hasText: 'claude-status-500' }).getByText('configured', { exact: true }).count()).resolves.toBe(1);
   await shot(page, 'models');
 
   await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Edit…' }).click();
@@ -176,13 +178,19 @@ it('models: the live catalog with its prices; an edit applies, an invalid catalo
   await page.getByRole('alert').filter({ hasText: 'models[0]' }).waitFor();
   expect(d.gateway.models.get().byId.get('claude-json')?.pricing?.input).toBe('310000.5');
   expect(await statusOf(d.ask(ACME))).toBe(200);
+
+  await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Revert' }).click();
+  await page.locator('tr', { hasText: 'claude-json' }).locator('.price-input').filter({ hasText: /^300000$/ }).waitFor();
+  expect(d.gateway.models.get().byId.get('claude-json')).toMatchObject({ pricing: { input: 300_000, output: 1_500_000 } });
+  expect(d.gateway.models.get().byId.get('claude-json')?.agentReady).toBeUndefined();
+  expect(await page.locator('tr', { hasText: 'claude-json' }).getByRole('button', { name: 'Revert' }).count()).toBe(0);
 });
 
 it('audit: who changed what', async () => {
   const { page } = ops;
   await d.open(page, 'audit');
   const actions = await page.locator('tbody tr td:nth-child(3)').allTextContents();
-  expect(new Set(actions)).toEqual(new Set(['credit', 'debit', 'key.create', 'key.disable', 'key.enable', 'key.rotate', 'key.revoke', 'review.waive', 'review.charge', 'models.replace']));
+  expect(new Set(actions)).toEqual(new Set(['credit', 'debit', 'key.create', 'key.disable', 'key.enable', 'key.rotate', 'key.revoke', 'review.waive', 'review.charge', 'models.replace', 'models.revert']));
   expect(new Set(await page.locator('tbody tr td:nth-child(2)').allTextContents())).toEqual(new Set(['ops']));
   await page.getByLabel('Target').fill('caller:acme');
   await page.getByRole('button', { name: 'Filter' }).click();

@@ -131,10 +131,12 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
         cost: '1', charge: 1, billingStatus: 'needs_review', startedAt: Date.now(), durationMs: 1, ttfbMs: null, upstream: 'u', detail: null, user: null, attempts: [] });
     }
     await admin('POST', '/keys', { callerId: caller });
+    const catalogNow = (await admin('GET', '/models')).body.items as Array<Record<string, unknown>>;
+    await admin('PUT', '/models', { models: catalogNow.map((m) => ({ ...m, displayName: `${String(m.id)} (runtime)` })) }); // two runtime overrides
     const lists: Record<string, string> = {
       '/keys': `/keys?callerId=${caller}`, '/accounts/{callerId}/ledger': `/accounts/${caller}/ledger`, '/requests': `/requests?callerId=${caller}`,
       '/reviews': `/reviews?callerId=${caller}`, '/spend': `/spend?callerId=${caller}&from=${Date.now() - DAY}&to=${Date.now() + DAY}`, '/models': '/models',
-      '/audit': `/audit?target=caller:${caller}`, '/accounts': '/accounts',
+      '/audit': `/audit?target=caller:${caller}`, '/accounts': '/accounts', '/models/overrides': '/models/overrides',
     };
     // The document's lists are exactly these: every GET whose answer is a page.
     const documented = Object.entries(adminOpenApi.paths).filter(([, item]) => {
@@ -146,7 +148,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
       expect(templateOf(path.split('?')[0] as string)).toBe(template);
       const all = await admin('GET', path);
       expect([template, Object.keys(all.body).sort(), all.body.items.length > 1]).toEqual([template, ['items', 'next'], true]);
-      if (template === '/models') continue; // one page
+      if (template.startsWith('/models')) continue; // one page
       const sep = path.includes('?') ? '&' : '?';
       const first = await admin('GET', `${path}${sep}limit=1`);
       const rest = await admin('GET', `${path}${sep}limit=1000&after=${encodeURIComponent(first.body.next)}`);
@@ -156,5 +158,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     checkRequestBody('PUT', '/models', { models });
     expect((await admin('PUT', '/models', { models })).body.models).toEqual(models);
     expect((await admin('GET', '/models')).body).toEqual({ items: models, next: null });
+    await admin('PUT', '/models', { models: catalogNow });
+    expect((await admin('GET', '/models/overrides')).body).toEqual({ items: [], next: null });
   });
 });

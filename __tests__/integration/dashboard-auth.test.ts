@@ -1,10 +1,12 @@
 /** The dashboard's security over real HTTP: headers, sign-in, the session cookie, CSRF, expiry, bounds, sign-out, limits on bad sign-ins. */
 import express from 'express';
+import { createHash } from 'node:crypto';
 import express4 from 'express4';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdminRouter, DashboardSessions, MemoryStore } from '../../lib';
+import { createAdminRouter, DashboardSessions, MemoryStore, PostgresStore } from '../../lib';
 import { loadAssets } from '../../lib/admin/dashboard/assets';
+import { pgPool, pgStore } from '../helpers/services';
 
 const WRITE = 'dash-write-token-0123456789';
 const READ = 'dash-read-token-0123456789ab';
@@ -19,11 +21,16 @@ async function serve(app: express.Express | express4.Express): Promise<Running> 
   };
 }
 const running: Running[] = [];
-afterAll(async () => { await Promise.all(running.map((r) => r.close())); });
+let pg: Awaited<ReturnType<typeof pgStore>>;
+beforeAll(async () => { pg = await pgStore(); });
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.close()));
+  await pg.drop();
+});
 
 /** A gateway's admin router on its own port; `sessions` shared when given. */
-async function adminApp(options: { dashboard?: boolean | DashboardSessions; tokens?: typeof TOKENS; trustProxy?: boolean } = {}): Promise<{ url: string; store: MemoryStore }> {
-  const store = new MemoryStore();
+async function adminApp(options: { dashboard?: boolean | DashboardSessions; tokens?: typeof TOKENS; trustProxy?: boolean; store?: MemoryStore | PostgresStore } = {}): Promise<{ url: string; store: MemoryStore | PostgresStore }> {
+  const store = options.store ?? new MemoryStore();
   const app = express();
   if (options.trustProxy) app.set('trust proxy', true);
   app.use('/admin', createAdminRouter({ store, tokens: options.tokens ?? TOKENS, ...(options.dashboard !== undefined ? { dashboard: options.dashboard } : {}) }));
@@ -115,9 +122,9 @@ it('refuses a sign-in posted from another site or origin', async () => {
   expect((await noFetchMetadata(new URL(url).origin)).status).toBe(303);
 });
 
-it('sessions end at sign-out (server-side), at their expiry, when idle, when their token is removed, and the oldest at the bound', async () => {
+it.each(['memory', 'PostgreSQL'])('sessions kept in %s end at sign-out (server-side), at their expiry, when idle, when their token is removed, and the oldest at the bound', async (kept) => {
   let now = 1_000_000;
-  const sessions = new DashboardSessions({ ttlMs: 10_000, idleMs: 4_000, maxSessions: 2 }, () => now);
+  const sessions = new DashboardSessions({ ttlMs: 10_000, idleMs: 4_000, maxSessions: 2, ...(kept === 'PostgreSQL' ? { store: pg.store } : {}) }, () => now);
   const { url } = await adminApp({ dashboard: sessions });
   const works = async (s: { cookie: string }) => (await fetch(`${url}/keys`, { headers: { cookie: s.cookie } })).status;
 
@@ -144,7 +151,6 @@ it('sessions end at sign-out (server-side), at their expiry, when idle, when the
 
   const [d, e, f] = [await session(url), await session(url), await session(url)];
   expect([await works(d), await works(e), await works(f)]).toEqual([401, 200, 200]); // two at most: the oldest ended
-  expect(sessions.size).toBe(2);
 
   // The binary keeps one DashboardSessions across reloads: a token removed by a reload ends its sessions.
   const reloaded = await adminApp({ dashboard: sessions, tokens: [TOKENS[1] as (typeof TOKENS)[number]] });
@@ -158,6 +164,71 @@ it('limits bad sign-ins per address: past the limit even the right token waits',
   expect([limited.status, Number(limited.headers.get('retry-after'))]).toEqual([429, expect.any(Number)]);
   expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(800);
   expect(limited.headers.get('set-cookie')).toBeNull();
+});
+
+it('a sign-in forgets no failure: whoever holds a read token gets no fresh guesses at the write token', async () => {
+  const { url } = await adminApp({ dashboard: new DashboardSessions({ maxFailures: 3 }) });
+  for (let i = 0; i < 2; i++) expect((await signIn(url, `guess-${i}-0123456789abcdef`)).status).toBe(401);
+  expect((await signIn(url, READ)).status).toBe(303);
+  expect((await signIn(url, 'guess-2-0123456789abcdef')).status).toBe(401);
+  expect((await signIn(url, WRITE)).status).toBe(429); // the failures only age out
+});
+
+it('admin tokens count on the same limit as sign-ins: past it, 429 with retry-after in the error shape, the token unchecked', async () => {
+  const { url } = await adminApp({ dashboard: new DashboardSessions({ maxFailures: 3 }) });
+  const page = await session(url, READ); // signed in before the guessing starts
+  const keys = (authorization: string) => fetch(`${url}/keys`, { headers: { authorization } });
+  expect((await keys(`Bearer ${READ}`)).status).toBe(200);
+  expect((await keys('Bearer guess-0-0123456789abcdef')).status).toBe(401);
+  expect((await signIn(url, 'guess-1-0123456789abcdef')).status).toBe(401); // the form's failures count here too
+  expect((await keys(`Bearer ${READ}`)).status).toBe(200); // a right token forgets none
+  expect((await keys('Basic Z3Vlc3M6Z3Vlc3M=')).status).toBe(401);
+  const limited = await keys(`Bearer ${WRITE}`);
+  const body = await limited.json() as { type: string; error: { type: string; message: string }; request_id: string };
+  expect([limited.status, body.type, body.error.type, body.request_id]).toEqual([429, 'error', 'rate_limit_error', expect.stringMatching(/^req_/)]);
+  expect(body.error.message).toMatch(/^authorization: /);
+  expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(800);
+  expect((await signIn(url, WRITE)).status).toBe(429);
+  // A session is no guess: the page signed in before goes on working.
+  expect((await fetch(`${url}/keys`, { headers: { cookie: page.cookie } })).status).toBe(200);
+
+  // Without a dashboard the admin API keeps the limit (10 failures by default).
+  const bare = await adminApp({ dashboard: false });
+  for (let i = 0; i < 10; i++) expect((await fetch(`${bare.url}/keys`, { headers: { authorization: `Bearer guess-${i}-0123456789abcdef` } })).status).toBe(401);
+  expect((await fetch(`${bare.url}/keys`, { headers: { authorization: `Bearer ${WRITE}` } })).status).toBe(429);
+});
+
+it('on PostgresStore, sessions and failures are shared: signed in on A, the session and its CSRF token work on B; failures on A count on B; signed out on A, it ends on B', async () => {
+  const poolB = await pgPool(2);
+  const storeB = new PostgresStore({ pool: poolB, schema: pg.schema, keyCacheMs: 0, sweepIntervalMs: 0 });
+  try {
+    const a = await adminApp({ store: pg.store });
+    const b = await adminApp({ store: storeB });
+    const s = await session(a.url);
+    const me = await (await fetch(`${b.url}/dashboard/session`, { headers: { cookie: s.cookie } })).json() as { name: string; csrf: string };
+    expect(me).toMatchObject({ name: 'ops', csrf: s.csrf });
+    expect((await fetch(`${b.url}/dashboard/`, { headers: { cookie: s.cookie }, redirect: 'manual' })).status).toBe(200);
+    expect((await createKey(b.url, { cookie: s.cookie })).status).toBe(403); // no CSRF token: refused there too
+    expect((await createKey(b.url, { cookie: s.cookie, 'x-csrf-token': s.csrf })).status).toBe(201);
+    // The table holds neither the cookie value nor the CSRF token nor the admin token (or its digest).
+    const rows = (await pg.pool.query(`SELECT * FROM ${pg.schema}.dashboard_sessions`)).rows;
+    const cookieValue = s.cookie.split('=')[1] as string;
+    expect(JSON.stringify(rows)).not.toMatch(new RegExp([cookieValue, s.csrf, WRITE, createHash('sha256').update(WRITE).digest('hex')].join('|')));
+
+    const out = await fetch(`${a.url}/dashboard/sign-out`, { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+    expect(out.status).toBe(204);
+    expect((await fetch(`${b.url}/keys`, { headers: { cookie: s.cookie } })).status).toBe(401);
+
+    // Ten failures by default, wherever they were made: five on A, four on B, the tenth on A as a Bearer token.
+    for (let i = 0; i < 5; i++) expect((await signIn(a.url, `guess-a${i}-0123456789abcdef`)).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await signIn(b.url, `guess-b${i}-0123456789abcdef`)).status).toBe(401);
+    expect((await fetch(`${a.url}/keys`, { headers: { authorization: 'Bearer guess-last-0123456789abcdef' } })).status).toBe(401);
+    expect((await signIn(b.url, WRITE)).status).toBe(429);
+    expect((await fetch(`${b.url}/keys`, { headers: { authorization: `Bearer ${WRITE}` } })).status).toBe(429);
+  } finally {
+    storeB.close();
+    await poolB.end();
+  }
 });
 
 it('is off with dashboard: false; a wrong option is refused when the router is made', async () => {

@@ -1,7 +1,8 @@
-/** adminAuth(): admin tokens from options, compared in constant time; read-only and read-write; or a dashboard session. */
+/** adminAuth(): admin tokens from options, compared in constant time, failures limited per address; read-only and read-write; or a dashboard session. */
 import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors';
+import type { SignInLimits } from './sign-in-limits';
 
 /** An admin token: its name goes to the audit trail; `read` tokens may only read. */
 export interface AdminToken {
@@ -53,38 +54,42 @@ export class AdminTokens {
     return found;
   }
 
-  /** The identity of a token a session was opened with, while it is still configured (with its access of now). */
-  byDigest(d: Buffer): AdminIdentity | undefined {
-    return this.known.find((k) => k.digest.equals(d))?.identity;
+  /** The identity of the configured token whose digest passes `check` (a session's token, with its access of now). */
+  matching(check: (digest: Buffer) => boolean): AdminIdentity | undefined {
+    return this.known.find((k) => check(k.digest))?.identity;
   }
 }
 
-/** Identifies a request without a Bearer token (the dashboard's session cookie): an identity, a refusal, or undefined for none. */
-export type SessionAuth = (req: Request, tokens: AdminTokens) => AdminIdentity | GatewayError | undefined;
+/** Identifies a request without an Authorization header (the dashboard's session cookie): an identity, a refusal, or undefined for none. */
+export type SessionAuth = (req: Request, tokens: AdminTokens) => Promise<AdminIdentity | GatewayError | undefined>;
+
+/** Who a request is: its Bearer token (a wrong one counted against its address), else its session. */
+async function identify(req: Request, tokens: AdminTokens, limits: SignInLimits, session: SessionAuth | undefined): Promise<AdminIdentity | GatewayError | undefined> {
+  const header = req.headers.authorization;
+  if (header === undefined) return session?.(req, tokens);
+  const client = req.ip ?? 'unknown';
+  // Past the limit the token is not even looked at: guessing costs the wait, right or wrong.
+  const wait = await limits.waitOf(client);
+  if (wait !== undefined) return new GatewayError('rate_limit_error', `authorization: too many failed admin tokens from this address; retry in ${wait} s.`, { retryAfter: wait });
+  const found = header.startsWith('Bearer ') ? tokens.identify(header.slice(7).trim())?.identity : undefined;
+  if (!found) await limits.failed(client);
+  return found;
+}
 
 /**
  * `Authorization: Bearer <admin token>`, or else a dashboard session when `session` is given.
- * Missing or unknown: 401. A `read` token on a write (any method but GET): 403.
+ * Missing or unknown: 401 (an unknown one counts as a failure of the client's address: past
+ * `limits`, 429 with `retry-after`). A `read` token on a write (any method but GET): 403.
  */
-export function adminAuth(tokens: AdminTokens, session?: SessionAuth): RequestHandler {
+export function adminAuth(tokens: AdminTokens, limits: SignInLimits, session?: SessionAuth): RequestHandler {
   return function adminAuthMiddleware(req, res, next) {
-    const header = req.headers.authorization;
-    const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? tokens.identify(header.slice(7).trim())?.identity : undefined;
-    const found = bearer ?? (header === undefined ? session?.(req, tokens) : undefined);
-    if (found instanceof GatewayError) {
-      next(found);
-      return;
-    }
-    if (!found) {
-      next(new GatewayError('authentication_error', 'authorization: a valid admin token is required (Authorization: Bearer <token>).'));
-      return;
-    }
-    if (req.method !== 'GET' && found.access !== 'write') {
-      next(new GatewayError('permission_error', `authorization: token "${found.name}" may only read.`));
-      return;
-    }
-    res.locals.admin = found;
-    next();
+    identify(req, tokens, limits, session).then((found) => {
+      if (found instanceof GatewayError) return next(found);
+      if (!found) return next(new GatewayError('authentication_error', 'authorization: a valid admin token is required (Authorization: Bearer <token>).'));
+      if (req.method !== 'GET' && found.access !== 'write') return next(new GatewayError('permission_error', `authorization: token "${found.name}" may only read.`));
+      res.locals.admin = found;
+      return next();
+    }, next);
   };
 }
 

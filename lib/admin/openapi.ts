@@ -2,13 +2,13 @@
 import { FIGURE_NAMES } from '../billing/figures';
 import { usageSchema } from '../billing/figure-schemas';
 import { VERSION } from '../version';
-import { modelSchema, modelsBodySchema } from './records';
+import { modelSchema, modelsBodySchema, overrideSchema } from './models';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
 /** Every list answers one shape: a page of items and the cursor of the next page (null on the last). */
 const page = (item: string) => ({ type: 'object', required: ['items', 'next'], additionalProperties: false, properties: { items: { type: 'array', items: ref(item) }, next: { type: ['string', 'null'] } } });
-const errors = { 400: { $ref: '#/components/responses/Error' }, 401: { $ref: '#/components/responses/Error' }, 403: { $ref: '#/components/responses/Error' }, 404: { $ref: '#/components/responses/Error' } };
+const errors = { 400: { $ref: '#/components/responses/Error' }, 401: { $ref: '#/components/responses/Error' }, 403: { $ref: '#/components/responses/Error' }, 404: { $ref: '#/components/responses/Error' }, 429: { $ref: '#/components/responses/Error' } };
 const param = (name: string, where: 'path' | 'query', type: 'string' | 'integer' | 'boolean' = 'string', required = where === 'path') => ({ name, in: where, required, schema: { type } });
 const paging = [param('limit', 'query', 'integer'), param('after', 'query')];
 /** A time: epoch milliseconds, or ISO 8601 (a date-time with its offset, or a date: its UTC midnight). */
@@ -60,6 +60,7 @@ const schemas = {
   Audit: { type: 'object', required: ['id', 'at', 'actor', 'action', 'target', 'before', 'after'], properties: { id: { type: 'string' }, at: { type: 'integer' }, actor: { type: 'string' }, action: { type: 'string' }, target: { type: 'string' }, before: {}, after: {} } },
   /** As PUT /models takes it, with every field shown (null for what is not set). */
   Model: { ...modelSchema, required: Object.keys(modelSchema.properties) },
+  Override: overrideSchema,
   // Overview reads (lib/admin/stats.ts).
   AccountRow: { type: 'object', required: ['callerId', 'balance', 'held'], additionalProperties: false, properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' } } },
   SeriesPoint: {
@@ -118,9 +119,16 @@ export const adminOpenApi = Object.freeze({
     '/models': {
       get: { summary: 'The catalog as it serves (one page)', responses: { 200: json(page('Model')), ...errors } },
       put: {
-        summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name',
+        summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name; kept by the store as runtime overrides of the configured catalog when it keeps them',
         requestBody: body(modelsBodySchema),
         responses: { 200: json(modelList), ...errors },
+      },
+    },
+    '/models/overrides': { get: { summary: 'The runtime overrides the store keeps, in use or not (one page; none without a store that keeps them)', responses: { 200: json(page('Override')), ...errors } } },
+    '/models/{modelId}/override': {
+      delete: {
+        summary: 'Revert a model to the configuration: its configured fields, a withdrawn model served again, an added one gone', parameters: [param('modelId', 'path')],
+        responses: { 200: json({ type: 'object', required: ['reverted', 'model'], properties: { reverted: ref('Override'), model: { anyOf: [ref('Model'), { type: 'null' }] } } }), ...errors },
       },
     },
     '/audit': { get: { summary: 'Audit trail of operator writes, newest first', parameters: [param('target', 'query'), ...paging], responses: { 200: json(page('Audit')), ...errors } } },

@@ -13,8 +13,10 @@ import { adminAuth, AdminTokens, type AdminToken } from './auth';
 import { currencyLabel, dashboardRoutes, sessionAuth } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/sessions';
 import { undocumentedMethod } from './http';
+import { signInLimitsOf } from './sign-in-limits';
 import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
+import { AdminCatalog, modelRoutes } from './models';
 import { recordRoutes } from './records';
 import { statsRoutes } from './stats';
 import { ADMIN_METHODS, type AdminStore } from './store';
@@ -26,16 +28,18 @@ export interface AdminRouterOptions {
   /** Admin tokens; `read` ones may only GET. Required. */
   tokens: readonly AdminToken[];
   /**
-   * The catalog for GET /models; the router's own `router.models` also allows PUT /models to
-   * replace it at runtime. Default: none (an empty list).
+   * The catalog for GET /models (pass the gateway router's `router.models`). PUT /models changes
+   * it at runtime: kept by the store when it keeps catalog overrides (both built-in stores; every
+   * router on the store follows), else on a live catalog only. Default: none (an empty list).
    */
   models?: ModelsOption;
   /** Adapters a replaced catalog may name, besides those the catalog already uses (by adapter name). Default: none. */
   upstreams?: Readonly<Record<string, MessagesAdapter | RerankAdapter>>;
   /**
    * The operator dashboard at `<mount>/dashboard/`, signed in with these tokens (docs/dashboard.md).
-   * `true`: with sessions of its own; a `DashboardSessions`: sessions shared with other routers (so
-   * a reload keeps them) and its limits; `false`: no dashboard. Default: true.
+   * `true`: with sessions kept where the store keeps them (PostgresStore: shared by every instance;
+   * else this router's own); a `DashboardSessions`: sessions shared with other routers (so a reload
+   * keeps them) and its limits; `false`: no dashboard (wrong tokens are limited all the same). Default: true.
    */
   dashboard?: boolean | DashboardSessions;
   /**
@@ -65,7 +69,9 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new TypeError('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
   const currency = currencyLabel(options.currency);
   const tokens = new AdminTokens(options.tokens);
-  const sessions = dashboard === true ? new DashboardSessions() : dashboard || undefined;
+  // Sessions and the limit on failed tokens live where the store keeps them (PostgresStore: shared by every instance).
+  const sessions = dashboard === true ? new DashboardSessions({ store }) : dashboard || undefined;
+  const limits = sessions?.limits ?? signInLimitsOf(store);
   const router = express.Router();
   const parse = jsonBody();
   // A JSON body where one is sent; a bodiless POST (disable, revoke…) reads as {}.
@@ -80,9 +86,10 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   };
   router.use(requestId({ endpoint: 'admin' }));
   if (sessions) router.use(dashboardRoutes(tokens, sessions, currency));
-  router.use(adminAuth(tokens, sessions && sessionAuth(sessions)), body);
+  router.use(adminAuth(tokens, limits, sessions && sessionAuth(sessions)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
-  router.use(keyRoutes(store, options.models), accountRoutes(store), statsRoutes(store), recordRoutes(store, options.models, options.upstreams ?? {}));
+  const catalog = new AdminCatalog(store, options.models, options.upstreams ?? {});
+  router.use(keyRoutes(store, catalog.models), accountRoutes(store), statsRoutes(store), recordRoutes(store), modelRoutes(store, catalog));
   router.use(undocumentedMethod(adminOpenApi.paths), notFound(), errorHandler());
   return router;
 }

@@ -6,6 +6,8 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createAdminRouter } from '../admin/router';
+import { followerOf } from '../catalog-follow';
+import type { AppliedOverride } from '../catalog-overrides';
 import { DashboardSessions } from '../admin/dashboard/sessions';
 import { jsonBody } from '../middleware/json-body';
 import { health } from '../observe/health';
@@ -35,6 +37,8 @@ export interface Gateway {
   drain(): Promise<void>;
   /** Ends the store and Redis connections. */
   close(): Promise<void>;
+  /** The runtime catalog edits the store keeps, as the serving config applies them (read now). */
+  catalogOverrides(): Promise<readonly AppliedOverride[]>;
 }
 
 /** What a restart alone may change: the store, Redis, the server and where things are mounted. */
@@ -48,7 +52,8 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
   try {
     const metrics = config.metrics ? createMetrics() : undefined;
     const bodyLimit = config.server?.bodyLimit;
-    const sessions = new DashboardSessions(); // one for every generation: a reload keeps the dashboard signed in
+    // One for every generation (a reload keeps the dashboard signed in), kept by the store when it can (PostgresStore: every instance).
+    const sessions = new DashboardSessions({ store: store.store });
     const build = (c: GatewayConfig): Generation => {
       const { models, upstreams } = buildModels(c);
       const logger = c.logging?.requests === false ? undefined : jsonLogger(print);
@@ -83,6 +88,11 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
       async close() {
         redis?.disconnect();
         await store.close();
+      },
+      async catalogOverrides() {
+        const follower = followerOf(current.router.models);
+        await follower?.sync();
+        return follower?.overridesNow() ?? [];
       },
     };
   } catch (err) {

@@ -1,5 +1,6 @@
 /** `model-gateway serve`: builds the gateway of a config, migrates, listens; SIGHUP reloads, stop() drains. */
 import type http from 'node:http';
+import type { AppliedOverride } from '../catalog-overrides';
 import type { MemoryStore } from '../stores/memory-store';
 import { VERSION } from '../version';
 import { assemble, type Gateway } from './assemble';
@@ -32,6 +33,16 @@ async function listen(gateway: Gateway, host: string): Promise<Array<{ configure
 
 const describeModels = (c: GatewayConfig): string => c.models.map((m) => `${m.id} (${m.capability}, ${m.upstream})`).join(', ');
 
+/** The runtime catalog edits laid over the file (kept by the store), those out of use with why; undefined for none. */
+async function describeOverrides(gateway: Gateway): Promise<string | undefined> {
+  const all = await gateway.catalogOverrides();
+  const named = (o: AppliedOverride): string => `${o.model} (${o.kind}${o.kind === 'edit' ? ` ${Object.keys(o.fields).join(', ')}` : ''} by ${o.actor})`;
+  const inUse = all.filter((o) => o.inUse).map(named);
+  const out = all.filter((o) => !o.inUse).map((o) => `${o.model}: ${o.reason}`);
+  if (all.length === 0) return undefined;
+  return `runtime catalog edits over the file: ${inUse.join(', ') || 'none'}${out.length ? `; out of use: ${out.join('; ')}` : ''}`;
+}
+
 /**
  * Runs the gateway; resolves once it listens, with `stop()`: new requests get 529 while the
  * listeners stay open (readiness 503, liveness 200) until the requests in flight finish or
@@ -59,6 +70,8 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   print(`  models: ${describeModels(config)}`);
   print(`  mounts: /v1 (public API)${gateway.mounts.length ? `, ${gateway.mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
+  const overrides = await describeOverrides(gateway).catch((err: unknown) => `runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`);
+  if (overrides) print(`  ${overrides}`);
   if (config.admin && config.admin.dashboard !== false) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === config.admin?.port)?.port ?? servers[0]?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
   if (zero) for (const line of await welcome(gateway.store.store as MemoryStore, url, zero)) print(line);
 
@@ -71,6 +84,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
       const next = loadConfig(configFile, env);
       gateway.reload(next);
       print(`reloaded ${configFile}: models ${describeModels(next)}`);
+      describeOverrides(gateway).then((line) => line && print(`  ${line}`), (err: unknown) => print(`  runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`));
     } catch (err) {
       print(`reload refused, the old config keeps serving: ${err instanceof Error ? err.message : String(err)}`);
     }

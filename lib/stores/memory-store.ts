@@ -11,6 +11,7 @@ import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, 
 import { hashKey } from './hash';
 import { MemoryReviews } from './memory-reviews';
 import { MemoryKeys } from './memory-keys';
+import { MemoryCatalogOverrides } from './memory-catalog-overrides';
 import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 
@@ -58,6 +59,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   private readonly audit: AuditEntry[] = [];
   private auditSeq = 0;
   private readonly reviewBook: MemoryReviews;
+  readonly catalogOverrides = new MemoryCatalogOverrides();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;

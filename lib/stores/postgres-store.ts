@@ -16,6 +16,8 @@ import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { retryDeadlock, settleBatch } from './postgres-settle';
 import { statements } from './postgres-sql';
+import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
+import { PostgresSessions } from './postgres-sessions';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
 /** Options of PostgresStore. */
@@ -36,9 +38,7 @@ export interface PostgresStoreOptions {
   onError?: (err: unknown) => void;
 }
 
-const reportToStderr = (err: unknown): void => {
-  console.error(`model-gateway: PostgresStore: ${err instanceof Error ? err.message : String(err)}`);
-};
+const reportToStderr = (err: unknown): void => console.error(`model-gateway: PostgresStore: ${err instanceof Error ? err.message : String(err)}`);
 
 const KEY_CACHE_SIZE = 10_000;
 
@@ -49,6 +49,8 @@ const KEY_CACHE_SIZE = 10_000;
  */
 export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads {
   readonly schema: string;
+  readonly catalogOverrides: PostgresCatalogOverrides; // runtime catalog edits and dashboard sign-ins, for every instance on the schema
+  readonly dashboardSessions: PostgresSessions;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
   private readonly keyCacheMs: number;
@@ -66,6 +68,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     this.pool = options.pool;
     this.schema = checkSchemaName(options.schema ?? 'model_gateway');
     this.sql = statements(this.schema);
+    [this.catalogOverrides, this.dashboardSessions] = [new PostgresCatalogOverrides(this.pool, this.schema), new PostgresSessions(this.pool, this.schema)];
     this.keyCacheMs = options.keyCacheMs ?? 5000;
     this.onError = options.onError ?? reportToStderr;
     // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
@@ -92,9 +95,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   }
 
   /** Creates or upgrades the tables (see lib/stores/sql). */
-  migrate(): Promise<number[]> {
-    return migrate(this.pool, this.schema);
-  }
+  migrate(): Promise<number[]> { return migrate(this.pool, this.schema); }
 
   async findCaller(keyHash: string): Promise<Caller | undefined> {
     const cached = this.keys.get(keyHash);

@@ -1,5 +1,5 @@
 /** dashboardRoutes(): the dashboard's page, files, sign-in and sign-out; sessionAuth(): a session as adminAuth's second way in. */
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../../errors';
 import { sendJson } from '../../wire/send-json';
 import type { AdminTokens, SessionAuth } from '../auth';
@@ -47,79 +47,73 @@ function crossOrigin(req: Request): boolean {
  * (with the access it has now), and for every write the session's CSRF token in `x-csrf-token`.
  */
 export function sessionAuth(sessions: DashboardSessions): SessionAuth {
-  return (req, tokens) => {
-    const id = readCookie(req);
-    const session = sessions.find(id);
-    const identity = session && tokens.byDigest(session.tokenDigest);
-    if (!session || !identity) {
-      sessions.close(id); // its token was removed: the session ends with it
-      return undefined;
-    }
+  return async (req, tokens) => {
+    const session = await sessions.find(readCookie(req), tokens);
+    if (!session) return undefined;
     if (req.method !== 'GET' && !DashboardSessions.csrfMatches(session, req.headers[CSRF_HEADER])) {
       return new GatewayError('permission_error', `${CSRF_HEADER}: a write with a dashboard session must carry the page's CSRF token (a cross-site request cannot).`);
     }
-    return identity;
+    return session.identity;
   };
 }
+
+/** An async route: anything it throws goes to the error handler. */
+const handle = (work: (req: Request, res: Response, next: NextFunction) => Promise<unknown>): RequestHandler => (req, res, next) => {
+  work(req, res, next).catch(next);
+};
 
 /** The dashboard under `/dashboard/`, before adminAuth: the page needs a session, the sign-in page and the files do not; `currency` labels its money. */
 export function dashboardRoutes(tokens: AdminTokens, sessions: DashboardSessions, currency = currencyLabel()): Router {
   const assets = loadAssets().set('figures.js', assetOf('.js', Buffer.from(figuresModule())));
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
-  const current = (req: Request): DashboardSession | undefined => {
-    const session = sessions.find(readCookie(req));
-    return session && tokens.byDigest(session.tokenDigest) ? session : undefined;
-  };
+  const current = (req: Request): Promise<DashboardSession | undefined> => sessions.find(readCookie(req), tokens);
   const html = (res: Response, status: number, body: string): void => {
     res.status(status).set('cache-control', 'no-store').type('html').send(body);
   };
 
   router.use('/dashboard', securityHeaders);
   router.get('/', (req, res) => res.redirect(303, `${req.baseUrl}/dashboard/`));
-  router.get('/dashboard', (req, res) => {
+  router.get('/dashboard', handle(async (req, res) => {
     // Relative links resolve from the trailing slash, wherever the router is mounted.
     if (!req.originalUrl.split('?')[0]?.endsWith('/')) res.redirect(303, `${req.baseUrl}/dashboard/`);
-    else if (current(req)) html(res, 200, SHELL_HTML);
+    else if (await current(req)) html(res, 200, SHELL_HTML);
     else res.redirect(303, 'sign-in');
-  });
-  router.get('/dashboard/sign-in', (req, res) => (current(req) ? res.redirect(303, './') : html(res, 200, signInHtml())));
-  router.post('/dashboard/sign-in', form, (req, res, next) => {
+  }));
+  router.get('/dashboard/sign-in', handle(async (req, res) => ((await current(req)) ? res.redirect(303, './') : html(res, 200, signInHtml()))));
+  router.post('/dashboard/sign-in', form, handle(async (req, res) => {
     const client = req.ip ?? 'unknown';
-    (async () => {
-      if (crossOrigin(req)) return html(res, 403, signInHtml('Sign in from this page: a sign-in sent from another site is refused.'));
-      const wait = await sessions.waitOf(client);
-      if (wait !== undefined) {
-        res.set('retry-after', String(wait));
-        return html(res, 429, signInHtml(`Too many failed sign-ins from your address: try again in ${Math.ceil(wait / 60)} minute(s).`));
-      }
-      const token = (req.body as Record<string, unknown> | undefined)?.token;
-      const found = typeof token === 'string' && token.length > 0 && token.length <= 1024 ? tokens.identify(token) : undefined;
-      if (!found) {
-        await sessions.failed(client);
-        return html(res, 401, signInHtml('That is not an admin token of this gateway.'));
-      }
-      await sessions.succeeded(client);
-      const { id } = sessions.open(found.digest);
-      res.cookie(SESSION_COOKIE, id, { path: cookiePath(req), httpOnly: true, sameSite: 'strict', secure: req.secure, maxAge: sessions.ttlMs });
-      return res.redirect(303, './');
-    })().catch(next);
-  });
-  router.get('/dashboard/session', (req, res, next) => {
-    const session = current(req);
+    if (crossOrigin(req)) return html(res, 403, signInHtml('Sign in from this page: a sign-in sent from another site is refused.'));
+    const wait = await sessions.limits.waitOf(client);
+    if (wait !== undefined) {
+      res.set('retry-after', String(wait));
+      return html(res, 429, signInHtml(`Too many failed sign-ins from your address: try again in ${Math.ceil(wait / 60)} minute(s).`));
+    }
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    const found = typeof token === 'string' && token.length > 0 && token.length <= 1024 ? tokens.identify(token) : undefined;
+    if (!found) {
+      await sessions.limits.failed(client);
+      return html(res, 401, signInHtml('That is not an admin token of this gateway.'));
+    }
+    // A sign-in forgets no failure: they only age out.
+    const { id } = await sessions.open(found);
+    res.cookie(SESSION_COOKIE, id, { path: cookiePath(req), httpOnly: true, sameSite: 'strict', secure: req.secure, maxAge: sessions.ttlMs });
+    return res.redirect(303, './');
+  }));
+  router.get('/dashboard/session', handle(async (req, res, next) => {
+    const session = await current(req);
     if (!session) return next(new GatewayError('authentication_error', 'session: sign in at the dashboard first.'));
-    const identity = tokens.byDigest(session.tokenDigest);
     res.set('cache-control', 'no-store');
-    return sendJson(res, { ...identity, csrf: session.csrf, expiresAt: session.expiresAt, idleMs: sessions.idleMs, currency });
-  });
-  router.post('/dashboard/sign-out', (req, res, next) => {
+    return sendJson(res, { ...session.identity, csrf: session.csrf, expiresAt: session.expiresAt, idleMs: sessions.idleMs, currency });
+  }));
+  router.post('/dashboard/sign-out', handle(async (req, res, next) => {
     const id = readCookie(req);
-    const session = sessions.find(id);
+    const session = await sessions.find(id, tokens);
     if (session && !DashboardSessions.csrfMatches(session, req.headers[CSRF_HEADER])) return next(new GatewayError('permission_error', `${CSRF_HEADER}: sign out from the dashboard's page.`));
-    sessions.close(id);
+    await sessions.close(id);
     res.clearCookie(SESSION_COOKIE, { path: cookiePath(req), httpOnly: true, sameSite: 'strict', secure: req.secure });
     return res.status(204).end();
-  });
+  }));
   router.use('/dashboard/assets', (req, res, next) => {
     const asset = req.method === 'GET' || req.method === 'HEAD' ? assets.get(req.path.slice(1)) : undefined;
     if (asset) sendAsset(req, res, asset);

@@ -1,6 +1,9 @@
-/** DashboardSessions: the dashboard's sign-ins, kept in this process's memory, bounded, each ending at its expiry or sign-out. */
+/** DashboardSessions: the dashboard's sign-ins, each ending at its expiry, when idle or at sign-out; kept by the store when it can (every instance shares them). */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { dashboardSessionsOf, type DashboardSessionStore } from '../../stores/dashboard-sessions';
+import { MemorySessions } from '../../stores/memory-sessions';
+import type { AdminIdentity, AdminTokens } from '../auth';
+import { DEFAULT_MAX_FAILURES, signInLimitsOf, type SignInLimits } from '../sign-in-limits';
 
 /** Options of DashboardSessions. */
 export interface DashboardSessionOptions {
@@ -10,21 +13,30 @@ export interface DashboardSessionOptions {
   idleMs?: number;
   /** Most sessions open at once; a sign-in beyond them ends the oldest. Default: 1000. */
   maxSessions?: number;
-  /** Failed sign-ins allowed per client address in 15 minutes; beyond them every sign-in from it is refused (429) until they age out. Default: 10. */
+  /** Failed sign-ins (and admin tokens) allowed per client address in 15 minutes; beyond them every attempt from it is refused (429) until they age out. Default: 10. */
   maxFailures?: number;
+  /**
+   * The gateway's store: a store with a `dashboardSessions` role (PostgresStore) keeps the sessions
+   * and failures, so every instance on it shares them. Default: none (this process's memory).
+   */
+  store?: object;
 }
 
-/** One signed-in browser: the token it signed in with (its digest), and the CSRF token its page sends with writes. */
+/** A signed-in browser as a request finds it: who (with the token's access of now), its CSRF token, its end. */
 export interface DashboardSession {
-  tokenDigest: Buffer;
+  identity: AdminIdentity;
   csrf: string;
   /** Epoch ms: the session ends then, or earlier if idle. */
   expiresAt: number;
-  lastSeen: number;
 }
 
-const FAILURE_WINDOW_S = 15 * 60;
-const hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string | Buffer): Buffer => createHash('sha256').update(text).digest();
+/** The session's key in the store: the SHA-256 of the cookie value. */
+const idHashOf = (id: string): string => sha256(id).toString('hex');
+/** The token a session was opened with, checkable only with its cookie value: a stolen table names no token digest. */
+const tokenCheckOf = (tokenDigest: Buffer, id: string): string => sha256(Buffer.concat([tokenDigest, Buffer.from(id)])).toString('hex');
+/** The CSRF token: derived from the cookie value (so any instance can show it, and no store holds it). */
+const csrfOf = (id: string): string => sha256(`mgw-csrf:${id}`).toString('base64url');
 const positive = (name: string, value: number): number => {
   if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`DashboardSessions: option "${name}" must be a positive integer.`);
   return value;
@@ -38,80 +50,53 @@ export class DashboardSessions {
   readonly ttlMs: number;
   readonly idleMs: number;
   readonly maxSessions: number;
-  private readonly sessions = new Map<string, DashboardSession>();
-  private readonly failures: RateLimiterMemory;
-  private readonly maxFailures: number;
+  /** Failed sign-ins and admin tokens per client address. */
+  readonly limits: SignInLimits;
+  private readonly kept: DashboardSessionStore;
 
   constructor(options: DashboardSessionOptions = {}, private readonly now: () => number = Date.now) {
     this.ttlMs = positive('ttlMs', options.ttlMs ?? 8 * 3600_000);
     this.idleMs = positive('idleMs', options.idleMs ?? 30 * 60_000);
     this.maxSessions = positive('maxSessions', options.maxSessions ?? 1000);
-    this.maxFailures = positive('maxFailures', options.maxFailures ?? 10);
-    this.failures = new RateLimiterMemory({ points: this.maxFailures, duration: FAILURE_WINDOW_S });
+    const maxFailures = positive('maxFailures', options.maxFailures ?? DEFAULT_MAX_FAILURES);
+    this.kept = dashboardSessionsOf(options.store) ?? new MemorySessions();
+    this.limits = signInLimitsOf(options.store, maxFailures);
   }
 
-  /** Opens a session for a token (by digest); returns the cookie value, never kept here. */
-  open(tokenDigest: Buffer): { id: string; session: DashboardSession } {
+  /** Opens a session for a token; returns the cookie value (kept nowhere on the server) and the session. */
+  async open(token: { digest: Buffer; identity: AdminIdentity }): Promise<{ id: string; session: DashboardSession }> {
     const now = this.now();
-    if (this.sessions.size >= this.maxSessions) this.sweep(now);
-    // Still full: the oldest sign-in ends (Maps keep insertion order).
-    for (const key of this.sessions.keys()) {
-      if (this.sessions.size < this.maxSessions) break;
-      this.sessions.delete(key);
-    }
     const id = randomBytes(32).toString('base64url');
-    const session: DashboardSession = { tokenDigest, csrf: randomBytes(32).toString('base64url'), expiresAt: now + this.ttlMs, lastSeen: now };
-    this.sessions.set(hex(id), session);
-    return { id, session };
+    const expiresAt = now + this.ttlMs;
+    const stored = { tokenName: token.identity.name, tokenCheck: tokenCheckOf(token.digest, id), createdAt: now, expiresAt, lastSeen: now };
+    await this.kept.openSession(idHashOf(id), stored, { now, idleMs: this.idleMs, maxSessions: this.maxSessions });
+    return { id, session: { identity: token.identity, csrf: csrfOf(id), expiresAt } };
   }
 
-  /** The live session of a cookie value (its idle time starts again), or undefined; an ended one is dropped. */
-  find(id: string | undefined): DashboardSession | undefined {
+  /**
+   * The live session of a cookie value (its idle time starts again) whose token is still
+   * configured, or undefined; one whose token was removed or changed ends here.
+   */
+  async find(id: string | undefined, tokens: AdminTokens): Promise<DashboardSession | undefined> {
     if (!id) return undefined;
-    const key = hex(id);
-    const session = this.sessions.get(key);
-    if (!session) return undefined;
-    const now = this.now();
-    if (now >= session.expiresAt || now - session.lastSeen >= this.idleMs) {
-      this.sessions.delete(key);
+    const stored = await this.kept.touchSession(idHashOf(id), this.now(), this.idleMs);
+    if (!stored) return undefined;
+    const check = Buffer.from(stored.tokenCheck, 'hex');
+    const identity = check.length === 32 ? tokens.matching((digest) => timingSafeEqual(Buffer.from(tokenCheckOf(digest, id), 'hex'), check)) : undefined;
+    if (!identity) {
+      await this.close(id);
       return undefined;
     }
-    session.lastSeen = now;
-    return session;
+    return { identity, csrf: csrfOf(id), expiresAt: stored.expiresAt };
   }
 
-  /** Ends a session (sign-out): its cookie value works no more, wherever it was copied. */
-  close(id: string | undefined): void {
-    if (id) this.sessions.delete(hex(id));
-  }
-
-  /** Sessions held now (ended ones may count until the next sign-in sweeps them). */
-  get size(): number {
-    return this.sessions.size;
+  /** Ends a session (sign-out): its cookie value works no more, wherever it was copied, on every instance sharing the store. */
+  async close(id: string | undefined): Promise<void> {
+    if (id) await this.kept.closeSession(idHashOf(id));
   }
 
   /** Whether a header value is this session's CSRF token (compared in constant time). */
   static csrfMatches(session: DashboardSession, presented: unknown): boolean {
-    return typeof presented === 'string' && timingSafeEqual(Buffer.from(hex(presented), 'hex'), Buffer.from(hex(session.csrf), 'hex'));
-  }
-
-  /** Seconds a client must wait before signing in again, once its failures are used up; undefined while it may try. */
-  async waitOf(client: string): Promise<number | undefined> {
-    const res = await this.failures.get(client);
-    return res && res.consumedPoints >= this.maxFailures ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : undefined;
-  }
-
-  /** Counts a failed sign-in of a client. */
-  async failed(client: string): Promise<void> {
-    await this.failures.penalty(client, 1);
-  }
-
-  /** Forgets a client's failures (it signed in). */
-  async succeeded(client: string): Promise<void> {
-    await this.failures.delete(client);
-  }
-
-  private sweep(now: number): void {
-    for (const [key, s] of this.sessions) if (now >= s.expiresAt || now - s.lastSeen >= this.idleMs) this.sessions.delete(key);
+    return typeof presented === 'string' && timingSafeEqual(sha256(presented), sha256(session.csrf));
   }
 }

@@ -5,8 +5,10 @@ export type { Account, LedgerEntry, Page } from '../../../stores/reads';
 export type { ReviewRecord, ReviewResolution } from '../../../stores/reviews';
 export type { AccountRow, SeriesPoint } from '../../../stores/stats';
 export type { RequestLogEntry } from '../../../stores/types';
+/** A runtime override of the catalog as GET /models/overrides shows it (lib/admin/models.ts). */
+export type { AppliedOverride as OverrideView } from '../../../catalog-overrides';
 
-/** A model as GET /models shows it (lib/admin/records.ts). */
+/** A model as GET /models shows it (lib/admin/models.ts). */
 export interface ModelView {
   id: string;
   capability: 'llm' | 'rerank';
@@ -21,4 +23,6 @@ export interface ModelView {
   displayName: string | null;
   createdAt: string | null;
   agentReady: boolean;
+  /** The runtime override it serves with (read-only); null: as configured. */
+  override: import('../../../catalog-overrides').AppliedOverride | null;
 }

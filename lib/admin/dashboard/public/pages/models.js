@@ -1,13 +1,17 @@
 // @ts-check
-/** Models: the live catalog with its prices; an edit replaces it through PUT /models, whose checks refuse a bad catalog (the old one serves on). */
+/**
+ * Models: the live catalog with its prices and where each value comes from; an edit replaces it through PUT /models, whose
+ * checks refuse a bad catalog (the old one serves on); a runtime change is reverted to the configuration.
+ */
 import { list, send } from '../api.js';
 import { append, field, h, notice, table } from '../dom.js';
 import { currencyLabel, heading, PRICE_FIELDS, price } from '../format.js';
-import { writeForm } from '../ui.js';
+import { messageOf, writeForm } from '../ui.js';
 
 export const title = 'Models';
 
 /** @typedef {import('../shapes').ModelView} ModelView */
+/** @typedef {import('../shapes').OverrideView} OverrideView */
 
 /** A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow). @param {ModelView} m @param {string} key */
 const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key])
@@ -29,6 +33,28 @@ function units() {
 export async function render(view, ctx) {
   /** @type {{ items: ModelView[] }} */
   const { items: models } = await list('models', { limit: 1000 });
+  /** @type {{ items: OverrideView[] }} */
+  const { items: overrides } = await list('models/overrides');
+  const notes = h('div', { 'aria-live': 'polite' });
+  /** Back to the configuration (the store's runtime change of the model dropped on every instance). @param {string} id */
+  const revert = async (id) => {
+    try {
+      await send('DELETE', `models/${encodeURIComponent(id)}/override`);
+      ctx.refresh();
+    } catch (err) {
+      notes.replaceChildren(notice('error', messageOf(err)));
+    }
+  };
+  const revertButton = (/** @type {string} */ id) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => revert(id) }, 'Revert');
+  /** Where a model's values come from: the configuration, or a runtime change (the configured values it hides in its title). @param {ModelView} m */
+  const sourceCell = (m) => {
+    const o = m.override;
+    if (!o) return h('span', { class: 'muted' }, 'configured');
+    const what = o.kind === 'add' ? 'added at runtime' : `runtime: ${Object.keys(o.fields).join(', ')}`;
+    return h('span', null, h('span', { title: o.configured ? `configured: ${JSON.stringify(o.configured)}` : `by ${o.actor}` }, what), ' ', revertButton(m.id));
+  };
+  // Runtime changes the table cannot show: withdrawn models, and changes out of use (their model left the configuration).
+  const unseen = overrides.filter((o) => o.kind === 'remove' || !o.inUse);
   // Every price of the table (one not set shows the default in effect), and any other a model holds.
   const labels = new Map(PRICE_FIELDS.map(([key, label]) => [key, heading(label)]));
   const held = [...new Set(models.flatMap((m) => Object.keys(m.pricing ?? {})))];
@@ -93,14 +119,23 @@ export async function render(view, ctx) {
     { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
     ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
     ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+    { title: 'Source', cell: sourceCell },
     { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…'), class: 'pinned' },
   ], models, 'The catalog is empty.');
   catalog.classList.add('dense');
 
   append(view,
-    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect.`),
+    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect. An edit here is a runtime change kept by the store: it wins over the configured value on every instance until reverted.`),
+    notes,
     catalog,
     editor,
+    unseen.length > 0 ? h('section', { 'data-part': 'runtime-changes' }, h('h3', null, 'Other runtime changes'), table([
+      { title: 'Model', cell: (o) => h('code', null, o.model) },
+      { title: 'Change', cell: (o) => (o.kind === 'remove' ? 'withdrawn' : o.kind === 'add' ? 'added' : `edit: ${Object.keys(o.fields).join(', ')}`) },
+      { title: 'State', cell: (o) => (o.inUse ? 'in use' : `out of use: ${o.reason}`) },
+      { title: 'By', cell: (o) => o.actor },
+      { title: '', cell: (o) => revertButton(o.model) },
+    ], unseen)) : null,
     h('details', null, h('summary', null, 'Edit the whole catalog as JSON'), json),
     models.length >= 1000 ? notice('error', 'Only the first 1000 models are shown.') : null,
   );
