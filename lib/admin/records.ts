@@ -23,6 +23,7 @@ export const modelSchema = {
     id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1, description: 'An adapter by its name' },
     upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
     displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] }, agentReady: { type: 'boolean' },
+    clampMaxTokens: { type: 'boolean' }, autoCache: { type: 'boolean' },
     pricing: { ...pricingSchema, type: ['object', 'null'] },
     prices: { ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' },
   },
@@ -37,6 +38,7 @@ const modelView = (m: Readonly<ModelEntry>) => ({
   id: m.id, capability: m.capability, upstream: m.upstream.name, upstreamModel: m.upstreamModel ?? m.id, pricing: m.pricing ?? null,
   free: m.free === true, maxOutputTokens: m.maxOutputTokens ?? null, temperature: m.temperature !== false,
   displayName: m.displayName ?? null, createdAt: m.createdAt ?? null, agentReady: m.agentReady === true,
+  clampMaxTokens: m.clampMaxTokens === true, autoCache: m.autoCache !== false,
   prices: m.pricing ? pricesInEffect(m.pricing, formatOf(m)) : null,
 });
 

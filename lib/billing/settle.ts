@@ -4,6 +4,7 @@ import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types
 import type { Usage } from '../types';
 import type { UpstreamAttempt } from '../upstreams/types';
 import { formatOf } from '../catalog';
+import type { UpstreamFormat } from './figures';
 import { costOf } from './pricing';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
@@ -18,6 +19,18 @@ export interface BillingDecision {
 }
 
 /**
+ * The format a request's usage is priced by (prices left out default by it): the one the last
+ * successful attempt names (the failover member that served), else the model's adapter's.
+ */
+export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined {
+  for (let i = ctx.attempts.length - 1; i >= 0; i--) {
+    const attempt = ctx.attempts[i] as UpstreamAttempt;
+    if (attempt.ok && attempt.format !== undefined) return attempt.format;
+  }
+  return ctx.model && formatOf(ctx.model);
+}
+
+/**
  * - `confirmed` usage: billed its exact cost at the model's price (0 for a free model);
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
@@ -29,7 +42,7 @@ export interface BillingDecision {
 export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
   const usage = ctx.usage.snapshot();
   const price = ctx.model?.pricing;
-  const format = ctx.model && formatOf(ctx.model);
+  const format = pricingFormatOf(ctx);
   switch (usage.provenance) {
     case 'confirmed':
       return { usage, cost: costOf(usage, price, format), billingStatus: 'billed' };
@@ -62,7 +75,7 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     requestId: ctx.requestId,
     callerId: ctx.caller?.id ?? null,
     endpoint: ctx.endpoint,
-    model: ctx.model?.id ?? null,
+    model: ctx.model?.id ?? ctx.requestedModel ?? null,
     stream: ctx.stream,
     status,
     errorCode: ctx.errorCode ?? null,

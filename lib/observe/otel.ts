@@ -34,13 +34,14 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
 
   return {
     requestFinished(e: RequestLogEntry) {
-      const model = e.model ?? '';
+      // A 404's model is the name a client asked for, not a catalog id: it gets no attribute of its own.
+      const model = e.status === 404 ? '' : e.model ?? '';
       requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
       if (e.charge > 0) charged.add(e.charge, { model });
       if (e.usage) for (const name of FIGURE_NAMES) if (e.usage[name] > 0) usage.add(e.usage[name], { model, type: USAGE_FIGURES[name].name });
       const operation = OPERATION[e.endpoint];
-      if (operation === undefined || e.model === null) return;
-      const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': e.model };
+      if (operation === undefined || model === '') return;
+      const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': model };
       if (e.errorCode !== null) attributes['error.type'] = e.errorCode; // the conventions set it only on failure
       duration.record(e.durationMs / 1000, attributes);
       if (e.ttfbMs !== null) ttft.record(e.ttfbMs / 1000, attributes);
