@@ -127,9 +127,11 @@ describe('max_tokens over the model bound: refused, or clamped where the model s
     const body = agentRequest('clamped', false);
     const res = await post('clamped', body);
     expect(res.status).toBe(200);
-    expect(upstream.requests[0]?.text).toBe(JSON.stringify({ ...body, model: 'clamped', max_tokens: 16384 }));
+    // The thinking budget (31999) is lowered below the new bound, as Claude Code does itself under CLAUDE_CODE_MAX_OUTPUT_TOKENS.
+    const thinking = { ...(body.thinking as object), budget_tokens: 16383 };
+    expect(upstream.requests[0]?.text).toBe(JSON.stringify({ ...body, model: 'clamped', max_tokens: 16384, thinking }));
     const requestId = res.headers['request-id'] as string;
-    const detail = 'max_tokens 32000 clamped to 16384 (the model\'s maxOutputTokens)';
+    const detail = 'max_tokens 32000 clamped to 16384 (the model\'s maxOutputTokens); thinking.budget_tokens 31999 to 16383';
     expect(await logEntry(gw.store, requestId)).toMatchObject({ status: 200, billingStatus: 'billed', detail });
     expect(lines.find((l) => l.fields.requestId === requestId)).toMatchObject({ level: 'info', fields: { detail } });
   });

@@ -109,9 +109,11 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
 /**
  * The output bound of an llm body, once it is valid: a chat body without one gets the model's
  * (at most DEFAULT_MAX_TOKENS); one over the model's `maxOutputTokens` is refused (the vendor's
- * wording) or, where the model says `clampMaxTokens`, lowered to it and noted in the log's detail.
+ * wording) or, where the model says `clampMaxTokens`, lowered to it and noted in the log's detail,
+ * a thinking budget at or over it lowered to one less (what Claude Code itself sends when told
+ * the lower bound by CLAUDE_CODE_MAX_OUTPUT_TOKENS).
  */
-function boundOutput(body: { max_tokens?: unknown }, model: Readonly<ModelEntry> | undefined, fillIn: boolean, ctx: GatewayContext): GatewayError | undefined {
+function boundOutput(body: { max_tokens?: unknown; thinking?: unknown }, model: Readonly<ModelEntry> | undefined, fillIn: boolean, ctx: GatewayContext): GatewayError | undefined {
   const cap = model?.maxOutputTokens;
   const asked = body.max_tokens;
   if (asked === undefined) {
@@ -124,5 +126,10 @@ function boundOutput(body: { max_tokens?: unknown }, model: Readonly<ModelEntry>
   }
   body.max_tokens = cap;
   ctx.detail = `max_tokens ${asked} clamped to ${cap} (the model's maxOutputTokens)`;
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
+  if (thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number' && thinking.budget_tokens >= cap) {
+    body.thinking = { ...thinking, budget_tokens: cap - 1 };
+    ctx.detail += `; thinking.budget_tokens ${thinking.budget_tokens} to ${cap - 1}`;
+  }
   return undefined;
 }
