@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import express from 'express';
 import OpenAI from 'openai';
 import request from 'supertest';
-import { anthropicAdapter, authenticate, billingHook, errorHandler, jsonBody, MemoryStore, requestId, resolveModel, validate, type ModelEntry } from '../../lib';
+import { anthropicAdapter, authenticate, billingHook, createMetrics, errorHandler, jsonBody, MemoryStore, requestId, resolveModel, validate, type ModelEntry } from '../../lib';
 import { agentRequest } from '../helpers/agent-fixtures';
 import { sendJson, startAgentServer, type AgentServer } from '../helpers/fake-agent-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -17,6 +17,7 @@ import { listen } from '../helpers/local';
 let upstream: AgentServer;
 let gw: RunningGateway;
 let key: string;
+const metrics = createMetrics();
 const lines: Array<{ level: string; fields: Record<string, unknown> }> = [];
 const logger = {
   info: (fields: object) => void lines.push({ level: 'info', fields: fields as Record<string, unknown> }),
@@ -30,7 +31,7 @@ beforeAll(async () => {
   upstream = await startAgentServer((_req, res) => sendJson(res, 200, ANSWER));
   const adapter = anthropicAdapter({ baseURL: upstream.url });
   const model = (id: string, extra: Partial<ModelEntry> = {}): ModelEntry => ({ id, capability: 'llm', upstream: adapter, agentReady: true, pricing: { input: 1 }, ...extra });
-  gw = await startGateway({ models: [model('agent'), model('capped', { maxOutputTokens: 16384 }), model('clamped', { maxOutputTokens: 16384, clampMaxTokens: true })], logger });
+  gw = await startGateway({ models: [model('agent'), model('capped', { maxOutputTokens: 16384 }), model('clamped', { maxOutputTokens: 16384, clampMaxTokens: true })], logger, metrics });
   ({ key } = addCaller(gw.store, { models: ['agent', 'capped', 'clamped'] }));
 });
 afterAll(async () => {
@@ -52,6 +53,8 @@ describe('an unknown model with tools is a 404, not a V1 refusal', () => {
     expect((body as { error: { type: string } }).error.type).toBe('not_found_error');
     expect(await logEntry(gw.store, requestID as string)).toMatchObject({ model: 'claude-not-in-the-catalog', status: 404, errorCode: 'not_found_error', billingStatus: 'not_billed' });
     expect(upstream.requests).toHaveLength(0);
+    // Metrics give a name a client made up no series of its own.
+    expect(await metrics.registry.metrics()).not.toContain('claude-not-in-the-catalog');
   });
 
   it('the openai SDK gets not_found_error on chat completions with tools', async () => {
