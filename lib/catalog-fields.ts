@@ -15,6 +15,8 @@ export interface ModelFields {
   displayName: string | null;
   createdAt: string | null;
   agentReady: boolean;
+  clampMaxTokens: boolean;
+  autoCache: boolean;
 }
 
 type Adapter = MessagesAdapter | RerankAdapter;
@@ -24,6 +26,7 @@ type Optional = Exclude<keyof ModelFields, 'capability' | 'upstream'>;
 const UNSET: { readonly [K in Optional]: (id: string) => ModelFields[K] } = {
   upstreamModel: (id) => id, pricing: () => null, free: () => false, maxOutputTokens: () => null,
   temperature: () => true, displayName: () => null, createdAt: () => null, agentReady: () => false,
+  clampMaxTokens: () => false, autoCache: () => true,
 };
 const OPTIONAL = Object.keys(UNSET) as Optional[];
 

@@ -2,6 +2,7 @@
 import type { UpstreamFormat } from './billing/figures';
 import { pricingProblem } from './billing/pricing';
 import type { Capability, Caller, Pricing } from './types';
+import { formatsOf } from './upstreams/failover';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
 
 /** One model in the catalog. */
@@ -21,6 +22,17 @@ export interface ModelEntry {
   temperature?: boolean;
   /** Largest `max_tokens` accepted. Default: no bound beyond the schema. */
   maxOutputTokens?: number;
+  /**
+   * A `max_tokens` over `maxOutputTokens` is lowered to it (noted in the log entry's `detail`)
+   * instead of refused: Claude Code asks for 32000 whatever the model. Default: false.
+   */
+  clampMaxTokens?: boolean;
+  /**
+   * For an agent-ready model whose upstream speaks Anthropic's format (or a failover() group with
+   * such a member): a request that carries no `cache_control` anywhere gets the gateway's own cache
+   * breakpoints (tools and system, the latest turns). `false` sends such requests as they are. Default: true.
+   */
+  autoCache?: boolean;
   /** Display name for the model list. Default: `id`. */
   displayName?: string;
   /** Creation time for the model list (RFC 3339). Default: 2025-01-01T00:00:00Z. */
@@ -31,6 +43,45 @@ export interface ModelEntry {
    * it. An Anthropic upstream gets the request as sent. Default: false (V1).
    */
   agentReady?: boolean;
+}
+
+/**
+ * How a model's requests are handled, computed once from its entry and read wherever its contract
+ * matters (validation, the upstream request, forwarded headers, count_tokens, the model list).
+ */
+export interface ModelProfile {
+  /** The body profile validate() checks: the whole Messages contract, or V1's plain text. */
+  readonly contract: 'agent' | 'v1';
+  /** The body reaches the adapter whole, every field as sent (V1: its own fields, `stream` left to the adapter). */
+  readonly passThrough: boolean;
+  /** Request headers forwarded upstream as the caller sent them. */
+  readonly forwardHeaders: readonly string[];
+  /** The gateway places cache breakpoints on a request that carries none (lib/messages/cache-breakpoints.ts). */
+  readonly autoCache: boolean;
+  /** A `max_tokens` over `maxOutputTokens` is lowered to it instead of refused. */
+  readonly clampMaxTokens: boolean;
+}
+
+/** The profile of a plain-text model, and of a body whose model is not known (yet). */
+export const V1_PROFILE: ModelProfile = Object.freeze({ contract: 'v1', passThrough: false, forwardHeaders: Object.freeze([]), autoCache: false, clampMaxTokens: false });
+
+/** Headers an agent-ready model's call forwards upstream as the caller sent them. */
+const AGENT_HEADERS = Object.freeze(['anthropic-version', 'anthropic-beta']);
+
+const profiles = new WeakMap<Readonly<ModelEntry>, ModelProfile>();
+
+function profileFrom(model: Readonly<ModelEntry>): ModelProfile {
+  const clampMaxTokens = model.clampMaxTokens === true && model.maxOutputTokens !== undefined;
+  if (model.agentReady !== true) return clampMaxTokens ? Object.freeze({ ...V1_PROFILE, clampMaxTokens }) : V1_PROFILE;
+  const anthropic = model.upstream.kind === 'messages' && formatsOf(model.upstream).includes('anthropic');
+  return Object.freeze({ contract: 'agent', passThrough: true, forwardHeaders: AGENT_HEADERS, autoCache: anthropic && model.autoCache !== false, clampMaxTokens });
+}
+
+/** The profile of a model: made once per entry (the catalog's entries at construction, any other at first use). */
+export function profileOf(model: Readonly<ModelEntry>): ModelProfile {
+  let profile = profiles.get(model);
+  if (!profile) profiles.set(model, (profile = profileFrom(model)));
+  return profile;
 }
 
 /** A checked, frozen, indexed catalog. */
@@ -62,10 +113,15 @@ function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
   if (entry.maxOutputTokens !== undefined && (!Number.isSafeInteger(entry.maxOutputTokens) || entry.maxOutputTokens < 1)) {
     fail(`"maxOutputTokens" of "${entry.id}" must be a positive integer.`);
   }
-  if (entry.agentReady !== undefined && typeof entry.agentReady !== 'boolean') fail(`"agentReady" of "${entry.id}" must be true or false.`);
+  for (const flag of ['agentReady', 'clampMaxTokens', 'autoCache'] as const) {
+    if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean') fail(`"${flag}" of "${entry.id}" must be true or false.`);
+  }
+  if (entry.clampMaxTokens === true && entry.maxOutputTokens === undefined) fail(`"clampMaxTokens" of "${entry.id}" needs "maxOutputTokens" (the bound max_tokens is lowered to).`);
   if (entry.agentReady === true && entry.capability !== 'llm') fail(`"agentReady" of "${entry.id}": only an llm model takes the agent contract; remove it.`);
   if (entry.createdAt !== undefined && Number.isNaN(Date.parse(entry.createdAt))) fail(`"createdAt" of "${entry.id}" must be an RFC 3339 date.`);
-  return Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }) });
+  const checked = Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }) });
+  profileOf(checked);
+  return checked;
 }
 
 /** Checks a list of models (failing with a message that names the entry and the fix) and indexes it. */

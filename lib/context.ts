@@ -24,6 +24,8 @@ export interface GatewayContext {
   /** How the caller authenticated. */
   authScheme?: 'x-api-key' | 'bearer';
   model?: ModelEntry;
+  /** The model name a refused request asked for (at most 256 characters): the log names it when no model resolved. */
+  requestedModel?: string;
   stream: boolean;
   estimate?: TokenEstimate;
   /** Held amount once `reserve` succeeded. */
@@ -82,7 +84,7 @@ declare global {
 export function createContext(requestId: string, endpoint: string, wireFormat: WireFormat = 'anthropic'): GatewayContext {
   return {
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
-    caller: undefined, authScheme: undefined, model: undefined, stream: false, estimate: undefined, hold: undefined,
+    caller: undefined, authScheme: undefined, model: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     finalizers: [], closeHooks: [],

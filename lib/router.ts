@@ -79,23 +79,24 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
-  // request however often they are met.
+  // request however often they are met. The model is resolved before validate() checks the body
+  // against its profile: an unknown model is a 404 whatever the body holds.
   const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
   const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate,
     ...(endpoint && follower ? [follower.gate] : [])];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
-    compatVersion({ versions: config.versions }), validate('messages', { models }),
-    resolveModel({ models, capability: 'llm' }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);
+    compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }),
+    validate('messages', { models }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);
   // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
-  const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, validate('chat', { models }),
-    resolveModel({ models, capability: 'llm' }), ...admission, proxyChatCompletions({ keepAliveMs: config.keepAliveMs })]);
+  const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
+    validate('chat', { models }), ...admission, proxyChatCompletions({ keepAliveMs: config.keepAliveMs })]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
-    compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),
+    compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
-    validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
+    resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
   router.post('/v1/messages/count_tokens', count);
   router.post('/v1/chat/completions', chat, errorHandler({ format: 'openai' }));

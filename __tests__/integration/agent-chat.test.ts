@@ -48,8 +48,9 @@ beforeAll(async () => {
   [claude, parallel, gpt] = await Promise.all([startAnthropicAgent({ file: { name: '/tmp/agent-chat.txt', content: DEFAULT_SCRIPT.file.content } }), startParallelAnthropic(), startOpenAIAgent()]);
   const pricing = { input: 1, output: 1 };
   const models: ModelEntry[] = [
-    { id: 'claude-agent', capability: 'llm', upstream: anthropicAdapter({ baseURL: claude.url }), agentReady: true, pricing },
-    { id: 'claude-parallel', capability: 'llm', upstream: anthropicAdapter({ baseURL: parallel.url }), agentReady: true, pricing },
+    // The translation is checked as it is: the gateway's own cache breakpoints have their own test (auto-cache.test.ts).
+    { id: 'claude-agent', capability: 'llm', upstream: anthropicAdapter({ baseURL: claude.url }), agentReady: true, autoCache: false, pricing },
+    { id: 'claude-parallel', capability: 'llm', upstream: anthropicAdapter({ baseURL: parallel.url }), agentReady: true, autoCache: false, pricing },
     { id: 'gpt-parallel', upstreamModel: 'm-parallel', capability: 'llm', upstream: openaiChatAdapter({ baseURL: gpt.url }), agentReady: true, pricing },
     { id: 'claude-v1', capability: 'llm', upstream: anthropicAdapter({ baseURL: claude.url }), pricing },
   ];

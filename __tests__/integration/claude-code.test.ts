@@ -96,6 +96,33 @@ describe('Claude Code through a mounted router to an Anthropic upstream', () => 
   });
 });
 
+describe("Claude Code's max_tokens 32000 on a model capped at 16384", () => {
+  it('clampMaxTokens lowers it (and the thinking budget) at the gateway; CLAUDE_CODE_MAX_OUTPUT_TOKENS lowers it at the client', async () => {
+    const store = new MemoryStore();
+    const adapter = anthropicAdapter({ baseURL: upstream.url, apiKey: UPSTREAM_KEY });
+    const capped = { capability: 'llm' as const, agentReady: true, upstream: adapter, pricing: PRICING, maxOutputTokens: 16384 };
+    const router = createGatewayRouter({ store, models: [{ ...capped, id: 'claude-clamped', clampMaxTokens: true }, { ...capped, id: 'claude-capped' }] });
+    const server = await listen(express().use(router));
+    try {
+      const { key } = addCaller(store, { balance: 1_000 });
+      const runs: Array<{ model: string; extraEnv: Record<string, string> }> = [{ model: 'claude-clamped', extraEnv: {} }, { model: 'claude-capped', extraEnv: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '16384' } }];
+      for (const { model, extraEnv } of runs) {
+        upstream.requests.length = 0;
+        const run = await runClaude({ baseURL: server.url, apiKey: key, prompt: 'Create agent-output.txt', model, cwd: await dirs.make(), extraEnv });
+        expect(run).toMatchObject({ code: 0, timedOut: false });
+        const bodies = upstream.messages().map((r) => r.body as { max_tokens: number; thinking?: { budget_tokens?: number } });
+        expect(bodies.length).toBeGreaterThanOrEqual(2);
+        for (const body of bodies) expect([body.max_tokens, body.thinking?.budget_tokens ?? 16383]).toEqual([16384, 16383]);
+      }
+      const clamped = store.getLog().filter((e) => e.model === 'claude-clamped' && e.endpoint === 'messages');
+      expect(clamped.every((e) => e.status === 200 && /^max_tokens 32000 clamped to 16384/.test(e.detail ?? ''))).toBe(true);
+    } finally {
+      await server.close();
+      await router.close();
+    }
+  });
+});
+
 describe('Claude Code through the standalone binary', () => {
   it('writes the file; the caller is charged exactly and the log line shows the cache breakdown', async () => {
     const dir = await dirs.make();

@@ -34,6 +34,7 @@ export const modelSchema = {
     id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1, description: 'An adapter by its name' },
     upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
     displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] }, agentReady: { type: 'boolean' },
+    clampMaxTokens: { type: 'boolean' }, autoCache: { type: 'boolean' },
     pricing: { ...pricingSchema, type: ['object', 'null'] },
     prices: { ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' },
     override: { anyOf: [overrideSchema, { type: 'null' }], description: 'Read-only: the runtime override this model serves with, null when it is as configured (ignored by PUT)' },

@@ -4,6 +4,7 @@ import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types
 import type { Usage } from '../types';
 import type { UpstreamAttempt } from '../upstreams/types';
 import { formatOf } from '../catalog';
+import type { UpstreamFormat } from './figures';
 import { costOf } from './pricing';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
@@ -15,6 +16,18 @@ export interface BillingDecision {
   cost: string;
   billingStatus: BillingStatus;
   usage: Usage;
+}
+
+/**
+ * The format a request's usage is priced by (prices left out default by it): the one the last
+ * successful attempt names (the failover member that served), else the model's adapter's.
+ */
+export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined {
+  for (let i = ctx.attempts.length - 1; i >= 0; i--) {
+    const attempt = ctx.attempts[i] as UpstreamAttempt;
+    if (attempt.ok && attempt.format !== undefined) return attempt.format;
+  }
+  return ctx.model && formatOf(ctx.model);
 }
 
 /**
@@ -32,7 +45,7 @@ export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision
   const usage = ctx.usage.snapshot();
   if (ctx.invalidAnswer) return { usage, cost: '0', billingStatus: 'not_billed' };
   const price = ctx.model?.pricing;
-  const format = ctx.model && formatOf(ctx.model);
+  const format = pricingFormatOf(ctx);
   switch (usage.provenance) {
     case 'confirmed':
       return { usage, cost: costOf(usage, price, format), billingStatus: 'billed' };
@@ -68,7 +81,7 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     requestId: ctx.requestId,
     callerId: ctx.caller?.id ?? null,
     endpoint: ctx.endpoint,
-    model: ctx.model?.id ?? null,
+    model: ctx.model?.id ?? ctx.requestedModel ?? null,
     stream: ctx.stream,
     status,
     errorCode: ctx.errorCode ?? null,

@@ -53,6 +53,7 @@ export const configSchema = {
           id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
           pricing: pricingSchema,
           free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' }, agentReady: { type: 'boolean' },
+          clampMaxTokens: { type: 'boolean' }, autoCache: { type: 'boolean' },
         },
       },
     },

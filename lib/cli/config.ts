@@ -46,6 +46,8 @@ export interface ModelConfig {
   maxOutputTokens?: number;
   displayName?: string;
   agentReady?: boolean;
+  clampMaxTokens?: boolean;
+  autoCache?: boolean;
 }
 
 /** A config that cannot be used: the message names the value's path and the fix. */

@@ -1,6 +1,7 @@
 /** countTokens(): answers `POST /v1/messages/count_tokens` from the upstream's own count; authenticated, limited, never billed. */
 import type { RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
+import { profileOf } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { MessagesRequest } from '../messages/request';
@@ -36,7 +37,7 @@ export function countTokens({ estimator = defaultEstimator }: CountTokensOptions
     const count = adapter.countTokens;
     const body = req.body as MessagesRequest;
     if (typeof count !== 'function') {
-      if (model.agentReady !== true) {
+      if (profileOf(model).contract !== 'agent') {
         next(new GatewayError('invalid_request_error', `model: "${model.id}" cannot count tokens (its upstream has no token-counting endpoint).`));
         return;
       }

@@ -2,7 +2,7 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
-import { formatOf } from '../catalog';
+import { pricingFormatOf } from '../billing/settle';
 import { gatewayContext, requestOver, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
@@ -96,7 +96,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
     const model = a.ctx.model;
-    const used = weightedTokens(usage, model?.pricing, model && formatOf(model));
+    const used = weightedTokens(usage, model?.pricing, pricingFormatOf(a.ctx));
     for (const step of a.steps) {
       if (step.kind === 'tpm' && !known) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);

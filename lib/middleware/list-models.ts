@@ -1,7 +1,7 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { allowed, catalogReader, profileOf, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 
@@ -33,7 +33,7 @@ function record(model: Readonly<ModelEntry>): ModelRecord {
     id: model.id, capability: model.capability, object: 'model', created: Math.floor(Date.parse(createdAt) / 1000),
     owned_by: 'gateway', type: 'model', display_name: model.displayName ?? model.id, created_at: createdAt,
   };
-  if (model.agentReady === true) out.agent_ready = true;
+  if (profileOf(model).contract === 'agent') out.agent_ready = true;
   return out;
 }
 

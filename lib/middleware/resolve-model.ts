@@ -5,50 +5,47 @@ import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Capability } from '../types';
 
-/** Output bound of a chat request that names none (capped by the model's `maxOutputTokens`). */
-export const DEFAULT_MAX_TOKENS = 4096;
-
 /** Options of resolveModel(). */
 export interface ResolveModelOptions {
   /** The catalog. Required. */
   models: ModelsOption;
   /** Capability the endpoint needs. Required. */
   capability: Capability;
-  /**
-   * Give an llm body that names no `max_tokens` (a chat request) the model's `maxOutputTokens`, at
-   * most DEFAULT_MAX_TOKENS. Default: true; count_tokens, which produces no output, sets false.
-   */
+  /** @deprecated Has no effect: validate() now gives a chat body its default output bound (and never a count_tokens body one). */
   defaultMaxTokens?: boolean;
 }
 
+/** Longest model name kept from a body (the schemas' own bound): the error and the log name at most this much. */
+const MAX_MODEL_NAME = 256;
+
 /**
- * Unknown model, or one the caller may not use: 404 `not_found_error` (a caller never learns
- * of models it may not use). Wrong capability: 400 naming the capability needed. A
- * `max_tokens` over the model's `maxOutputTokens`: 400.
+ * Runs before validate(), which checks the body against the resolved model's profile. `model`
+ * missing or not a string: 400 naming it. Unknown model, or one the caller may not use: 404
+ * `not_found_error` (a caller never learns of models it may not use), the name asked kept for the
+ * log. Wrong capability: 400 naming the capability needed. Reads nothing else of the body.
  */
 export function resolveModel(options: ResolveModelOptions): RequestHandler {
   const catalogNow = catalogReader(options?.models);
-  const { capability, defaultMaxTokens = true } = options;
+  const { capability } = options;
   if (capability !== 'llm' && capability !== 'rerank') throw new TypeError('resolveModel: option "capability" must be "llm" or "rerank".');
   return function resolveModelMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
-    const body = req.body as { model?: unknown; max_tokens?: unknown };
-    const id = typeof body?.model === 'string' ? body.model : '';
-    const model = catalogNow().byId.get(id);
-    if (!model || !allowed(ctx.caller, id)) {
-      next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
+    const asked = (req.body as { model?: unknown } | null | undefined)?.model;
+    if (typeof asked !== 'string') {
+      next(new GatewayError('invalid_request_error', asked === undefined ? 'model: Field required' : 'model: must be string'));
+      return;
+    }
+    const model = catalogNow().byId.get(asked);
+    if (!model || !allowed(ctx.caller, asked)) {
+      ctx.requestedModel = asked.slice(0, MAX_MODEL_NAME);
+      next(new GatewayError('not_found_error', `model: ${ctx.requestedModel}`));
       return;
     }
     if (model.capability !== capability) {
-      next(new GatewayError('invalid_request_error', `model: "${id}" is a ${model.capability} model; this endpoint needs a model with capability "${capability}".`));
+      ctx.requestedModel = asked;
+      next(new GatewayError('invalid_request_error', `model: "${asked}" is a ${model.capability} model; this endpoint needs a model with capability "${capability}".`));
       return;
     }
-    if (model.maxOutputTokens !== undefined && typeof body.max_tokens === 'number' && body.max_tokens > model.maxOutputTokens) {
-      next(new GatewayError('invalid_request_error', `max_tokens: ${body.max_tokens} > ${model.maxOutputTokens}, which is the maximum allowed number of output tokens for ${id}`));
-      return;
-    }
-    // A chat request may leave its output bound out: the model's own, or DEFAULT_MAX_TOKENS.
-    if (capability === 'llm' && defaultMaxTokens && body.max_tokens === undefined) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, model.maxOutputTokens ?? DEFAULT_MAX_TOKENS);
     ctx.model = model;
     next();
   };

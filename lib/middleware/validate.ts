@@ -1,7 +1,7 @@
-/** validate(kind): checks a Messages or Rerank body against its schema, compiled once. */
+/** validate(kind): checks a Messages, chat or Rerank body against its model's profile, its schemas compiled once. */
 import type { RequestHandler } from 'express';
-import { catalogReader, type ModelsOption } from '../catalog';
-import { gatewayContext } from '../context';
+import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type ModelProfile, type ModelsOption } from '../catalog';
+import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { messagesFromChat } from '../openai-format/request-from-chat';
@@ -17,14 +17,16 @@ export type BodyKind = 'messages' | 'rerank' | 'chat' | 'count_tokens';
 
 const KINDS: readonly BodyKind[] = ['messages', 'rerank', 'chat', 'count_tokens'];
 
+/** Output bound of a chat request that names none (capped by the model's `maxOutputTokens`). */
+export const DEFAULT_MAX_TOKENS = 4096;
+
 /** Options of validate(). */
 export interface ValidateOptions {
   /** Bounds of rerank bodies. Defaults: DEFAULT_RERANK_BOUNDS. */
   rerank?: RerankBounds;
   /**
-   * The catalog: a Messages or count_tokens body naming an `agentReady` model is checked against
-   * the agent profile (the whole contract) instead of V1's; a chat body against the chat agent
-   * profile (tools, tool messages, images: what Messages can express). Default: none (V1 for every body).
+   * The catalog, read only when resolveModel() did not run before: the body's model (one the
+   * caller may use) gives the profile. Default: none (without resolveModel before, V1 for every body).
    */
   models?: ModelsOption;
 }
@@ -33,13 +35,17 @@ export interface ValidateOptions {
 const SWITCH = '; an operator accepts it by marking the model agentReady: true';
 
 /**
- * Refuses an invalid body with 400 `invalid_request_error` whose message names the JSON path,
- * before anything reaches the upstream. V1's unsupported features (tools, thinking, non-text
- * blocks…; for chat also functions, response_format, n > 1, logprobs) get an explicit message
- * that names the `agentReady` switch; a body for an agent-ready model (`models` given) is checked
- * against the agent profile instead (for chat: tools, tool messages, images, PDFs, reasoning).
- * Records `stream` and the caller's user tag in the context. A chat body is then translated
- * into a Messages body (the rest of the pipeline and every adapter see Messages).
+ * Checks the body against the profile of its model: the one resolveModel() resolved (it runs
+ * first), else the one the body names in `models`, else V1's. A refusal is a 400
+ * `invalid_request_error` whose message names the JSON path, before anything reaches the
+ * upstream. V1's unsupported features (tools, thinking, non-text blocks…; for chat also functions,
+ * response_format, n > 1, logprobs) get an explicit message that names the `agentReady` switch; an
+ * agent-ready model's body is checked against the agent profile (for chat: tools, tool messages,
+ * images, PDFs, reasoning). A chat body is then translated into a Messages body (the rest of the
+ * pipeline and every adapter see Messages). Last, the output bound: a chat body without one gets the
+ * model's `maxOutputTokens` (at most DEFAULT_MAX_TOKENS); a `max_tokens` over `maxOutputTokens` is
+ * refused, or lowered to it where the model says `clampMaxTokens` (noted in the log's `detail`).
+ * Records `stream` and the caller's user tag in the context.
  */
 export function validate(kind: BodyKind, options: ValidateOptions = {}): RequestHandler {
   if (!KINDS.includes(kind)) throw new TypeError(`validate: kind must be one of ${KINDS.map((k) => `"${k}"`).join(', ')}.`);
@@ -53,11 +59,16 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
   const agentSchemas = { messages: agentMessagesSchema, chat: agentChatSchema, count_tokens: agentCountTokensSchema } as const;
   const agentCheck = kind === 'rerank' ? undefined : compileSchema<Record<string, unknown>>(agentSchemas[kind]);
   const agentUnsupported = kind === 'chat' ? findUnsupportedAgentChat : undefined;
-  const catalogNow = options.models === undefined || !agentCheck ? undefined : catalogReader(options.models);
+  const catalogNow = options.models === undefined || kind === 'rerank' ? undefined : catalogReader(options.models);
+  /** The model whose profile checks the body: resolveModel()'s, else the body's own (one the caller may use) when `models` was given. */
+  const modelOf = (ctx: GatewayContext, body: Record<string, unknown>): Readonly<ModelEntry> | undefined => {
+    if (ctx.model || !catalogNow || typeof body.model !== 'string' || !allowed(ctx.caller, body.model)) return ctx.model;
+    const found = catalogNow().byId.get(body.model);
+    return found?.capability === 'llm' ? found : undefined;
+  };
   /** The problem of a body, in words, or undefined: an agent-ready model's profile, or V1's. */
-  const problem = (body: Record<string, unknown>): string | undefined => {
-    const model = typeof body.model === 'string' ? catalogNow?.().byId.get(body.model) : undefined;
-    if (model?.agentReady === true && agentCheck) {
+  const problem = (body: Record<string, unknown>, profile: ModelProfile): string | undefined => {
+    if (profile.contract === 'agent' && agentCheck) {
       const named = agentUnsupported?.(body);
       if (named) return `${named.path}: ${named.message}`;
       if (!agentCheck(body)) return agentCheck.errors?.[0] ? describeError(agentCheck.errors[0]) : 'body: is invalid';
@@ -72,7 +83,8 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
   return function validateMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const body = req.body as Record<string, unknown>;
-    const refused = problem(body);
+    const model = kind === 'rerank' ? undefined : modelOf(ctx, body);
+    const refused = problem(body, model ? profileOf(model) : V1_PROFILE);
     if (refused !== undefined) {
       next(new GatewayError('invalid_request_error', refused));
       return;
@@ -89,6 +101,35 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
         return;
       }
     }
-    next();
+    const bounded = kind === 'rerank' ? undefined : boundOutput(req.body as { max_tokens?: unknown }, model, kind === 'chat', ctx);
+    next(bounded);
   };
+}
+
+/**
+ * The output bound of an llm body, once it is valid: a chat body without one gets the model's
+ * (at most DEFAULT_MAX_TOKENS); one over the model's `maxOutputTokens` is refused (the vendor's
+ * wording) or, where the model says `clampMaxTokens`, lowered to it and noted in the log's detail,
+ * a thinking budget at or over it lowered to one less (what Claude Code itself sends when told
+ * the lower bound by CLAUDE_CODE_MAX_OUTPUT_TOKENS).
+ */
+function boundOutput(body: { max_tokens?: unknown; thinking?: unknown }, model: Readonly<ModelEntry> | undefined, fillIn: boolean, ctx: GatewayContext): GatewayError | undefined {
+  const cap = model?.maxOutputTokens;
+  const asked = body.max_tokens;
+  if (asked === undefined) {
+    if (fillIn) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, cap ?? DEFAULT_MAX_TOKENS);
+    return undefined;
+  }
+  if (cap === undefined || typeof asked !== 'number' || asked <= cap) return undefined;
+  if (!profileOf(model as Readonly<ModelEntry>).clampMaxTokens) {
+    return new GatewayError('invalid_request_error', `max_tokens: ${asked} > ${cap}, which is the maximum allowed number of output tokens for ${(model as Readonly<ModelEntry>).id}`);
+  }
+  body.max_tokens = cap;
+  ctx.detail = `max_tokens ${asked} clamped to ${cap} (the model's maxOutputTokens)`;
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
+  if (thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number' && thinking.budget_tokens >= cap) {
+    body.thinking = { ...thinking, budget_tokens: cap - 1 };
+    ctx.detail += `; thinking.budget_tokens ${thinking.budget_tokens} to ${cap - 1}`;
+  }
+  return undefined;
 }

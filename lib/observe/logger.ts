@@ -31,7 +31,8 @@ export function loggingObserver(logger: LoggerLike): GatewayObserver {
   }
   return {
     requestFinished(entry) {
-      if (entry.errorCode === null && entry.status < 400) logger.info(fieldsOf(entry), 'request finished');
+      // A request that ended well shows its detail too, when it has one (a clamped max_tokens, a settlement set aside).
+      if (entry.errorCode === null && entry.status < 400) logger.info(entry.detail === null ? fieldsOf(entry) : { ...fieldsOf(entry), detail: entry.detail }, 'request finished');
       else logger.warn({ ...fieldsOf(entry), detail: entry.detail }, 'request failed');
     },
     storeCall(operation, ms, error) {

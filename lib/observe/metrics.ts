@@ -70,13 +70,14 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   return {
     registry,
     requestFinished(e) {
-      const model = e.model ?? '';
+      // A 404's model is the name a client asked for, not a catalog id: it gets no label of its own.
+      const model = e.status === 404 ? '' : e.model ?? '';
       tally.add(e.endpoint, model, e.status, e.billingStatus, e.charge, e.usage, hashed ? callerOf(e) : undefined);
       if (e.status === 429 && e.errorCode === 'rate_limit_error' && e.upstream === null) limited.inc({ endpoint: e.endpoint });
       if (e.errorCode !== null && e.upstream !== null) failures.inc({ upstream: e.upstream, code: e.errorCode });
       for (const a of e.attempts) attempts.inc({ upstream: a.upstream, outcome: a.ok ? 'ok' : 'failed' });
       const operation = ownEntry(OPERATION, e.endpoint);
-      if (operation === undefined || e.model === null) return;
+      if (operation === undefined || model === '') return;
       const provider = e.upstream ?? '';
       const error = e.errorCode ?? '';
       const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, gen_ai_request_model: model, error_type: error };

@@ -35,15 +35,16 @@ export function otelObserver(meter: MeterLike): GatewayObserver {
 
   return {
     requestFinished(e: RequestLogEntry) {
-      const model = e.model ?? '';
+      // A 404's model is the name a client asked for, not a catalog id: it gets no attribute of its own.
+      const model = e.status === 404 ? '' : e.model ?? '';
       requests.add(1, { endpoint: e.endpoint, model, status: e.status, billing_status: e.billingStatus });
       if (e.charge > 0) charged.add(e.charge, { model });
       // Figures not believed (`implausible`) stay in the log for review, out of the metrics.
       const believed = e.usage && e.usage.provenance !== 'implausible' ? e.usage : null;
       if (believed) for (const name of FIGURE_NAMES) if (believed[name] > 0) usage.add(believed[name], { model, type: USAGE_FIGURES[name].name });
       const operation = ownEntry(OPERATION, e.endpoint);
-      if (operation === undefined || e.model === null) return;
-      const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': e.model };
+      if (operation === undefined || model === '') return;
+      const attributes: Attributes = { 'gen_ai.operation.name': operation, 'gen_ai.provider.name': e.upstream ?? '', 'gen_ai.request.model': model };
       if (e.errorCode !== null) attributes['error.type'] = e.errorCode; // the conventions set it only on failure
       duration.record(e.durationMs / 1000, attributes);
       if (e.ttfbMs !== null) ttft.record(e.ttfbMs / 1000, attributes);

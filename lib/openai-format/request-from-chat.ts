@@ -6,7 +6,7 @@ import { gatewaySignature } from './signature';
 import { cannotExpress, PROMPT_JOIN, SYSTEM_MESSAGES_JOIN, TOOL_CHOICES, type ReasoningField } from './tables';
 import type { ChatMessage, ChatPart, ChatRequest, ChatTool } from './types';
 
-/** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */
+/** A Messages body whose output bound validate() may still default (`Omit` would lose the known fields to the index signature). */
 export type ChatAsMessages = { [K in keyof MessagesRequest as K extends 'max_tokens' ? never : K]: MessagesRequest[K] } & { max_tokens?: number };
 
 type Content = ChatMessage['content'];
@@ -85,7 +85,7 @@ function outputConfig(format: NonNullable<ChatRequest['response_format']>): Mess
  * messages become tool_result blocks at the start of one user turn (the results of parallel calls
  * together, the next user message's content after them); an assistant's reasoning becomes a
  * thinking block signed by the gateway. `max_completion_tokens` (or `max_tokens`) is the output
- * bound; without one, resolveModel() defaults it. What Messages cannot express is refused, naming its path.
+ * bound; without one, validate() defaults it. What Messages cannot express is refused, naming its path.
  */
 export function messagesFromChat(chat: ChatRequest): ChatAsMessages {
   const system: string[] = [];

@@ -1,4 +1,5 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
+import type { UpstreamFormat } from '../billing/figures';
 import { GatewayError, toGatewayError } from '../errors';
 import type { RerankRequest, RerankResult } from '../types';
 import type { StreamItem } from '../messages/events';
@@ -23,6 +24,21 @@ export interface FailoverOptions {
 
 type Adapter = MessagesAdapter | RerankAdapter;
 interface Health { failures: number; downUntil: number }
+
+/** The members of each failover() Messages adapter (a WeakMap: the adapter's own shape is the contract's). */
+const membersOf = new WeakMap<MessagesAdapter, readonly MessagesAdapter[]>();
+
+/**
+ * The wire formats an adapter may call: a failover() adapter's members' (nested groups
+ * included), any other adapter's own `format`. An automatic-caching decision reads it.
+ */
+export function formatsOf(adapter: MessagesAdapter): ReadonlyArray<UpstreamFormat | undefined> {
+  const members = membersOf.get(adapter);
+  return members ? members.flatMap(formatsOf) : [adapter.format];
+}
+
+/** The format part of an attempt record: the member's own, when it has one. */
+const formatPart = (adapter: Adapter): { format?: UpstreamFormat } => (adapter.kind === 'messages' && adapter.format ? { format: adapter.format } : {});
 
 const pause = (ms: number, ctx: UpstreamCallContext): Promise<void> => new Promise((resolve) => {
   if (ms <= 0 || callAborted(ctx)) return resolve();
@@ -57,11 +73,11 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
       try {
         const result = await call(adapter);
         h.failures = 0;
-        ctx.recordAttempt?.({ upstream: adapter.name, ok: true, ms: performance.now() - started });
+        ctx.recordAttempt?.({ upstream: adapter.name, ok: true, ms: performance.now() - started, ...formatPart(adapter) });
         return result;
       } catch (err) {
         const error = toGatewayError(err);
-        ctx.recordAttempt?.({ upstream: adapter.name, ok: false, code: error.code, detail: error.detail ?? error.message, ms: performance.now() - started });
+        ctx.recordAttempt?.({ upstream: adapter.name, ok: false, code: error.code, detail: error.detail ?? error.message, ms: performance.now() - started, ...formatPart(adapter) });
         if (callAborted(ctx) || !isRetryableCode(error.code)) throw error;
         last = error;
         h.failures++;
@@ -82,7 +98,8 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
  * `retry-after` honoured up to `maxRetryAfterMs`) on the next one. A stream is retried only
  * before its first event: once bytes went to the client, never. An upstream that fails
  * `failureThreshold` times in a row is out of rotation for `cooldownMs`, then tried again.
- * Every attempt is reported through `ctx.recordAttempt` (the request log's `attempts`).
+ * Every attempt is reported through `ctx.recordAttempt` (the request log's `attempts`), with the
+ * member's `format`: the attempt that served prices the request's cache figures by it.
  */
 export function failover(adapters: readonly MessagesAdapter[], options?: FailoverOptions): MessagesAdapter;
 export function failover(adapters: readonly RerankAdapter[], options?: FailoverOptions): RerankAdapter;
@@ -114,8 +131,12 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   const counters = (adapters as readonly MessagesAdapter[]).every((a) => typeof a.countTokens === 'function');
   const countTokens = (request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> =>
     run(ctx, (a) => (a.countTokens as NonNullable<MessagesAdapter['countTokens']>).call(a, request, ctx));
-  // The members' common format prices the model's cache figures; members of two formats have none.
-  const formats = new Set((adapters as readonly MessagesAdapter[]).map((a) => a.format));
+  // The members' common format is the group's; members of two formats have none (each attempt then
+  // carries its member's format, which prices the request).
+  const members = adapters as readonly MessagesAdapter[];
+  const formats = new Set(members.map((a) => a.format));
   const format = formats.size === 1 ? [...formats][0] : undefined;
-  return Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
+  const adapter: MessagesAdapter = Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
+  membersOf.set(adapter, Object.freeze([...members]));
+  return adapter;
 }

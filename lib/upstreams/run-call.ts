@@ -1,9 +1,10 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, `ctx.work`. */
 import type { NextFunction, Request, Response } from 'express';
-import type { ModelEntry } from '../catalog';
+import { profileOf, type ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
 import { CallContext } from './call-context';
+import { withCacheBreakpoints } from '../messages/cache-breakpoints';
 import type { MessagesRequest } from '../messages/request';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
@@ -75,18 +76,21 @@ export function modelFor<K extends 'messages' | 'rerank'>(
 /**
  * The body sent to a Messages adapter: the upstream model name, `temperature` only where the model
  * takes it. An agent-ready model's body keeps every field as the caller sent it (`stream` included,
- * in its place); a V1 body leaves `stream` to the adapter.
+ * in its place); a V1 body leaves `stream` to the adapter. A model with automatic caching gets the
+ * gateway's cache breakpoints when the caller placed none (withCacheBreakpoints).
  */
 export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<ModelEntry>): MessagesRequest {
-  // `stream` is left out by destructuring, not `delete`, which would make the object a slow dictionary.
-  const { stream: _stream, ...rest } = body;
-  const request: MessagesRequest = { ...(model.agentReady === true ? body : rest), model: model.upstreamModel ?? model.id };
+  const profile = profileOf(model);
+  let request: MessagesRequest;
+  if (profile.passThrough) request = { ...body, model: model.upstreamModel ?? model.id };
+  else {
+    // `stream` is left out by destructuring, not `delete`, which would make the object a slow dictionary.
+    const { stream: _stream, ...rest } = body;
+    request = { ...rest, model: model.upstreamModel ?? model.id };
+  }
   if (model.temperature === false) delete request.temperature;
-  return request;
+  return withCacheBreakpoints(request, profile);
 }
-
-/** Headers an agent-ready model's call forwards upstream as the caller sent them. */
-const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
 
 /** What an agent-ready model's call carries: the caller's version and beta headers, and the names its errors are told in. */
 export interface AgentCall {
@@ -97,9 +101,10 @@ export interface AgentCall {
 
 /** The agent part of a call to `model` (undefined for a V1 model). */
 export function agentCallOf(req: Request, model: Readonly<ModelEntry>): AgentCall | undefined {
-  if (model.agentReady !== true) return undefined;
+  const profile = profileOf(model);
+  if (profile.contract !== 'agent') return undefined;
   const forwardHeaders: Record<string, string> = {};
-  for (const name of FORWARDED) {
+  for (const name of profile.forwardHeaders) {
     const value = req.headers[name];
     if (typeof value === 'string') forwardHeaders[name] = value;
     else if (Array.isArray(value)) forwardHeaders[name] = value.join(','); // betas sent in several headers are one list

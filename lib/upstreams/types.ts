@@ -48,6 +48,12 @@ export interface UpstreamAttempt {
   /** Private detail of a failed attempt. */
   detail?: string;
   ms: number;
+  /**
+   * The wire format of the upstream this attempt reached. The request's cache figures are priced
+   * by the format of the last successful attempt that carries one (the one that served), else by
+   * the model's adapter's; failover() sets it, and a host's own failover wrapper should too.
+   */
+  format?: UpstreamFormat;
 }
 
 /**
