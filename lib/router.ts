@@ -108,7 +108,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // A path served here, asked with another method: 405 with `allow`.
   router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...head(), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
-  if (config.notFound) router.use(paths, compose([...head(), notFound()]));
+  // One label for every path not served: a client must not be able to mint metric series (the path is in the log's detail).
+  if (config.notFound) router.use(paths, compose([...head('unknown'), notFound()]));
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {

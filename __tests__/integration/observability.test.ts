@@ -175,6 +175,21 @@ it('a failed store call is logged at warn and counted; a caller label is opt-in 
   }
 });
 
+it('paths the router does not serve share one endpoint label, so a client cannot mint metric series; the log keeps the path', async () => {
+  const store = new MemoryStore();
+  const gw = await serve(store);
+  try {
+    for (const path of ['/v1/aaa', '/v1/bbb/ccc', '/v2/ddd', '/v1/constructor']) expect((await fetch(`${gw.url}${path}`)).status).toBe(404);
+    await until(() => store.getLog().length === 4);
+    const text = await scrape(gw.url);
+    expect(metric(text, 'model_gateway_requests_total', { endpoint: 'unknown', status: '404' })).toBe(4);
+    for (const label of ['aaa', 'bbb', 'ddd', 'constructor']) expect(text).not.toContain(`endpoint="${label}"`);
+    expect(store.getLog().map((e) => [e.endpoint, e.detail])).toEqual(expect.arrayContaining([['unknown', expect.stringContaining('/v1/bbb/ccc')]]));
+  } finally {
+    await gw.close();
+  }
+});
+
 it('health: not ready while the router drains, the schema is not migrated, or Redis does not answer', async () => {
   const made = await pgStore();
   const unmigrated = new PostgresStore({ pool: made.pool, schema: uniqueSchema(), sweepIntervalMs: 0 });

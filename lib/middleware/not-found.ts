@@ -6,7 +6,8 @@ import { GatewayError } from '../errors';
 export function notFound(): RequestHandler {
   return function notFoundMiddleware(req, _res, next) {
     const path = req.originalUrl.split('?')[0] ?? '';
-    next(new GatewayError('not_found_error', `${req.method} ${path.slice(0, 200)} was not found`));
+    const message = `${req.method} ${path.slice(0, 200)} was not found`;
+    next(new GatewayError('not_found_error', message, { detail: message }));
   };
 }
 
