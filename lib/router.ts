@@ -16,10 +16,13 @@ import { methodNotAllowed, notFound } from './middleware/not-found';
 import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
+import { proxyResponses } from './middleware/proxy-responses';
 import { requestId } from './middleware/request-id';
 import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
+import { validateResponses } from './middleware/validate-responses';
+import { refuseWebSocket } from './middleware/websocket-refused';
 import { resolveOptions, type GatewayOptions } from './options';
 import type { WireFormat } from './wire/error-wire';
 
@@ -36,6 +39,7 @@ function liveFigures(responses: Iterable<Response>): LiveFigures {
 }
 
 const NO_TOKENS = (): { inputTokens: number; outputTokens: number } => ({ inputTokens: 0, outputTokens: 0 });
+const RESPONSES_COUNT = (inputTokens: number): object => ({ object: 'response.input_tokens', input_tokens: inputTokens });
 
 /** The router, plus `close()`: graceful shutdown. */
 export type GatewayRouter = Router & {
@@ -53,7 +57,8 @@ export type GatewayRouter = Router & {
 
 /**
  * Builds the gateway: `POST /v1/messages`, `POST /v1/messages/count_tokens`,
- * `POST /v1/chat/completions`, `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
+ * `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/responses/input_tokens`,
+ * `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
  * `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
  * `app.use('/gw', router)`. Every stage is an exported factory; a host route can reuse them.
  */
@@ -85,12 +90,20 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), validate('count_tokens', { models }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
+  // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body).
+  const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, validateResponses({ models }),
+    resolveModel({ models, capability: 'llm' }), ...admission, proxyResponses({ keepAliveMs: config.keepAliveMs })]);
+  const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
+    validateResponses({ models, count: true }), resolveModel({ models, capability: 'llm', defaultMaxTokens: false }),
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ ...(estimator ? { estimator } : {}), answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     validate('rerank', { rerank: config.rerank }), resolveModel({ models, capability: 'rerank' }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
   router.post('/v1/messages/count_tokens', count);
   router.post('/v1/chat/completions', chat, errorHandler({ format: 'openai' }));
   router.post(['/v1/rerank', '/v2/rerank'], rerank);
+  router.post('/v1/responses', responses, errorHandler({ format: 'openai' }));
+  router.post('/v1/responses/input_tokens', responsesCount, errorHandler({ format: 'openai' }));
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));
@@ -98,6 +111,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // A path served here, asked with another method: 405 with `allow`.
   router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...head(), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
+  // WebSocket mode is not served (426: Codex falls back to HTTP); stored responses do not exist here (404).
+  router.all(['/v1/responses', '/v1/responses/input_tokens'], compose([...head(undefined, 'openai'), refuseWebSocket(), methodNotAllowed(['POST'])]));
+  router.use('/v1/responses', compose([...head(undefined, 'openai'), notFound()]));
   if (config.notFound) router.use(paths, compose([...head(), notFound()]));
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
