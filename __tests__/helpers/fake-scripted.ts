@@ -23,7 +23,7 @@ export interface ScriptedTurn {
   usage: { input: number; output: number; cacheRead?: number; cache5m?: number; cache1h?: number; searches?: number };
   /** Awaited before the response's headers (an upstream silent before its first event). */
   before?: Promise<void>;
-  /** Awaited after the first event (an upstream silent mid-stream). */
+  /** Awaited after the first text delta (an upstream silent mid-stream). */
   pause?: Promise<void>;
   /** Ends the stream with an upstream error event after the first text delta. */
   failMidStream?: boolean;
@@ -117,13 +117,13 @@ function openaiCompletion(t: ScriptedTurn, model: string): Json {
 
 async function stream(res: http.ServerResponse, frames: string[], t: ScriptedTurn, failure: string): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.write(frames[0]);
+  // A pause or a failure comes after the first text delta (the role chunk's empty content is none).
+  const firstDelta = frames.findIndex((f) => f.includes('text_delta') || (f.includes('"content":"') && !f.includes('"role"')));
+  const cut = t.pause || t.failMidStream ? firstDelta + 1 : frames.length;
+  res.write(frames.slice(0, cut).join(''));
   if (t.pause) await t.pause;
-  if (t.failMidStream) {
-    const firstDelta = frames.findIndex((f) => f.includes('text_delta') || (f.includes('"content":"') && !f.includes('"role"')));
-    return void res.end(frames.slice(1, firstDelta + 1).join('') + failure);
-  }
-  res.end(frames.slice(1).join(''));
+  if (t.failMidStream) return void res.end(failure);
+  res.end(frames.slice(cut).join(''));
 }
 
 /** Starts a scripted upstream of `format` on 127.0.0.1:0. Anthropic also answers count_tokens (`{input_tokens: 4242}`). */
