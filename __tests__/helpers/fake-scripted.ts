@@ -9,6 +9,9 @@ import { pieces, sendJson, startAgentServer, type AgentRequest, type AgentServer
 
 type Json = Record<string, unknown>;
 
+/** Prices of one minor unit per input token (0.1 per cache read, 1.25 and 2 per cache write, 2 per output, 1,000 per search): each call's exact cost is a number to check. */
+export const UNIT_PRICING = { input: 1_000_000, output: 2_000_000, cacheRead: 100_000, cacheWrite5m: 1_250_000, cacheWrite1h: 2_000_000, webSearch: 1_000_000 };
+
 /** One turn of the model, in neither format. */
 export interface ScriptedTurn {
   thinking?: { text: string[]; signature: string };

@@ -6,14 +6,13 @@
  */
 import OpenAI from 'openai';
 import { anthropicAdapter, openaiChatAdapter, type ModelEntry, type Pricing } from '../../lib';
-import { startScripted, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
+import { startScripted, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
 import { responsesViolations } from '../helpers/responses-grammar';
 import { parseFrames } from '../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
-/** Prices of one minor unit per token (input), so each call's exact cost is a whole number to check. */
-export const PRICING: Pricing = { input: 1_000_000, output: 2_000_000, cacheRead: 100_000, cacheWrite5m: 1_250_000, cacheWrite1h: 2_000_000, webSearch: 1_000_000 };
+const PRICING: Pricing = UNIT_PRICING;
 const SIGNATURE = Buffer.from(Array.from({ length: 180 }, (_, i) => (i * 37 + 11) % 256)).toString('base64');
 
 const CALL: ScriptedTurn = {
