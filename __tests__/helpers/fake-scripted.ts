@@ -28,6 +28,8 @@ export interface ScriptedTurn {
   before?: Promise<void>;
   /** Awaited after the first text delta (an upstream silent mid-stream). */
   pause?: Promise<void>;
+  /** Anthropic only: this many `ping` events, 15 ms apart, after the first event (a long thinking phase says nothing else). */
+  pings?: number;
   /** Ends the stream with an upstream error event after the first text delta. */
   failMidStream?: boolean;
   /** Answers this HTTP status with an error body in the format's shape carrying `message`. */
@@ -122,8 +124,12 @@ async function stream(res: http.ServerResponse, frames: string[], t: ScriptedTur
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   // A pause or a failure comes after the first text delta (the role chunk's empty content is none).
   const firstDelta = frames.findIndex((f) => f.includes('text_delta') || (f.includes('"content":"') && !f.includes('"role"')));
-  const cut = t.pause || t.failMidStream ? firstDelta + 1 : frames.length;
+  const cut = t.pause || t.failMidStream ? firstDelta + 1 : t.pings ? 1 : frames.length;
   res.write(frames.slice(0, cut).join(''));
+  for (let i = 0; i < (t.pings ?? 0) && !res.destroyed; i++) {
+    await new Promise((r) => setTimeout(r, 15));
+    res.write('event: ping\ndata: {"type":"ping"}\n\n');
+  }
   if (t.pause) await t.pause;
   if (t.failMidStream) return void res.end(failure);
   res.end(frames.slice(cut).join(''));

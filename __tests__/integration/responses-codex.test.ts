@@ -224,6 +224,7 @@ describe('reasoning across turns and families', () => {
 it('web search on an Anthropic upstream: its server tool runs, the call is a web_search_call item, and the search is billed', async () => {
   claude.script = () => ({ search: { query: 'weather paris' }, text: ['Sunny.'], usage: { input: 100, output: 10, searches: 1 } });
   const { response, requestId } = await turn(codexBody('claude', [USER]));
+  expect(claude.calls().at(-1)?.body?.tools).toContainEqual({ type: 'web_search_20250305', name: 'web_search' });
   expect((response.output as Json[]).map((i) => i.type)).toEqual(['web_search_call', 'message']);
   expect((response.output as Json[])[0]).toEqual({ type: 'web_search_call', id: expect.stringMatching(/^ws_/), status: 'completed', action: { type: 'search', query: 'weather paris' } });
   const entry = await logEntry(gw.store, requestId);

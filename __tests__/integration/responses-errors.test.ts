@@ -25,6 +25,7 @@ const script = (format: 'anthropic' | 'openai') => (body: Json): ScriptedTurn =>
   if (text.includes('TOO LONG')) return { ...HELLO, status: { code: 400, message: TOO_LONG[format] } };
   if (text.includes('SILENT-BEFORE')) return { ...HELLO, before: silences.before.wait() };
   if (text.includes('SILENT-MID')) return { ...HELLO, pause: silences.pause.wait() };
+  if (text.includes('PINGS')) return { ...HELLO, thinking: { text: ['Long thought.'], signature: 'sig' }, pings: 20 };
   if (text.includes('FAIL-500')) return { ...HELLO, status: { code: 500, message: 'upstream broke' } };
   return HELLO;
 };
@@ -212,6 +213,14 @@ describe('keep-alive: a silent upstream gets response.in_progress events, never 
     };
     const sdk = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, fetch: watching });
     expect(await sdk.responses.stream({ model, input: 'SILENT-MID' }).finalResponse()).toMatchObject({ status: 'completed', output_text: 'Hi there' });
+  });
+
+  it('an upstream that only pings (a long thinking phase whose text is not asked for) is silence too', async () => {
+    const res = await post('/v1/responses', responses('claude', 'PINGS', { stream: true, reasoning: { effort: 'low' } }));
+    const frames = parseFrames(await res.text());
+    expect(responsesViolations(frames)).toEqual([]);
+    // 20 pings over about 300 ms, keepAliveMs 40: in_progress events beyond the opening one, none for the pings themselves.
+    expect(frames.filter((f) => f.event === 'response.in_progress').length).toBeGreaterThanOrEqual(3);
   });
 
   it('before the first event: response.created and response.in_progress go out at once, then the answer', async () => {

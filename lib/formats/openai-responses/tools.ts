@@ -21,11 +21,15 @@ const WIRE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const hash8 = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
 const keyOf = (name: string, namespace?: string): string => `${namespace ?? ''}\u0000${name}`;
 
-/** The upstream name of a tool: `name`, or `namespace__name`, as it is when the upstreams take it; else cleaned, cut and told apart by a hash. */
+/**
+ * The upstream name of a tool: `name`, or `namespace__name`, as it is when the upstreams take it;
+ * else cleaned, cut to 55 characters and told apart by 8 hex characters of a SHA-256 (for a plain
+ * long name, the same name the chat translation gives it: lib/openai-format/tool-names.ts).
+ */
 export function wireNameOf(name: string, namespace?: string): string {
   const joined = namespace === undefined ? name : `${namespace}__${name}`;
   if (WIRE_NAME.test(joined)) return joined;
-  return `${joined.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 55)}_${hash8(keyOf(name, namespace))}`;
+  return `${joined.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 55)}_${hash8(namespace === undefined ? name : keyOf(name, namespace))}`;
 }
 
 /** The tool names of one request, both ways: collision-free, so every upstream name gives back one tool. */
