@@ -149,13 +149,14 @@ describe.each(FORMATS)('%s (%s-format upstream)', (model, format) => {
     }
   });
 
-  it('code mode: tools in an additional_tools item are hoisted; a developer message mid-history becomes user text in its place', async () => {
+  it('code mode: tools in an additional_tools item are hoisted (one offered twice, once); a developer message mid-history becomes user text in its place', async () => {
     const upstream = upstreamOf(model);
     upstream.script = () => ({ text: ['ok'], usage: { input: 10, output: 1 } });
-    await turn(codexBody(model, [{ type: 'additional_tools', role: 'developer', tools: [execCommand] }, USER, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Working.' }], phase: 'commentary' }, { type: 'message', role: 'developer', content: 'Approval granted.' }, { role: 'user', content: 'Go on' }], { tools: [] }));
+    const { requestId } = await turn(codexBody(model, [{ type: 'additional_tools', role: 'developer', tools: [execCommand, execCommand] }, USER, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Working.' }], phase: 'commentary' }, { type: 'message', role: 'developer', content: 'Approval granted.' }, { role: 'user', content: 'Go on' }], { tools: [] }));
     const sent = upstream.calls().at(-1)?.body as Json;
     const names = (sent.tools as Json[]).map((t) => t.name ?? (t.function as Json).name);
     expect(names).toEqual(['exec_command']);
+    expect((await logEntry(gw.store, requestId)).detail).toBe('responses: dropped input.2.tools.1 (a second tool named exec_command)');
     const turns = (sent.messages as Json[]).filter((m) => m.role !== 'system');
     if (format === 'anthropic') {
       expect(turns).toEqual([

@@ -54,9 +54,9 @@ export class ToolNames {
     return this.wireByKey.get(keyOf(name, namespace)) ?? wireNameOf(name, namespace);
   }
 
-  /** Whether a tool of this name (in any namespace) was registered. */
-  has(name: string): boolean {
-    return this.wireByKey.has(keyOf(name));
+  /** Whether a tool of this name and namespace (none: a top-level one) was registered. */
+  has(name: string, namespace?: string): boolean {
+    return this.wireByKey.has(keyOf(name, namespace));
   }
 
   /** The caller's tool for an upstream name (one the request never offered: a function of that name). */
@@ -123,7 +123,10 @@ export function messagesTools(placed: readonly PlacedTool[], format: UpstreamFor
   const out: Tool[] = [];
   let search: ResponsesTool | undefined;
   const add = (tool: ResponsesTool, path: string, namespace?: string): void => {
-    if (tool.type === 'function') out.push(functionTool(tool, names.add({ kind: 'function', name: String(tool.name), ...(namespace === undefined ? {} : { namespace }) }), path));
+    const own = tool.type === 'function' || tool.type === 'custom';
+    // A tool offered twice (an additional_tools item repeating one): the first stands, as an upstream takes one tool per name.
+    if (own && names.has(String(tool.name), namespace)) dropped.push(`${path} (a second tool named ${String(tool.name).slice(0, 64)})`);
+    else if (tool.type === 'function') out.push(functionTool(tool, names.add({ kind: 'function', name: String(tool.name), ...(namespace === undefined ? {} : { namespace }) }), path));
     else if (tool.type === 'custom') out.push(customTool(tool, names.add({ kind: 'custom', name: String(tool.name), ...(namespace === undefined ? {} : { namespace }) })));
     else if (tool.type === 'namespace' && namespace === undefined) (tool.tools ?? []).forEach((inner, j) => add(inner, `${path}.tools.${j}`, String(tool.name)));
     else if (WEB_SEARCH.has(tool.type) && format === 'anthropic' && search === undefined) search = tool;
