@@ -60,8 +60,8 @@ function outputConfig(format: NonNullable<NonNullable<ResponsesRequest['text']>[
  * The Messages request for a Responses request: `instructions` and the leading system and
  * developer messages as `system`; the items as turns (lib/formats/openai-responses/input.ts); the
  * tools and tool choice (tools.ts); the effort as a thinking budget; `max_output_tokens` as the
- * output bound; `text.format` as structured output; `user` (or `safety_identifier`) as the
- * upstream's user tag. With `count`, only what a token count reads (model, system, messages,
+ * output bound (none given: the target's default); `text.format` as structured output; `user`
+ * (or `safety_identifier`) as the upstream's user tag. With `count`, only what a token count reads (model, system, messages,
  * tools, tool choice, thinking). `dropped` lists what was left out (built-in tools, items of tools
  * the gateway cannot run, foreign reasoning): the request log records it.
  */
@@ -77,7 +77,7 @@ export function messagesFromResponses(body: ResponsesRequest, target: Target, co
   if (typeof body.instructions === 'string' && body.instructions !== '') system.unshift(body.instructions);
   const request: ResponsesAsMessages = { model: body.model, messages };
   const { maxTokens, thinking } = outputAndThinking(body.reasoning?.effort, body.max_output_tokens ?? undefined, target);
-  if (maxTokens !== undefined && !count) request.max_tokens = maxTokens;
+  if (!count) request.max_tokens = maxTokens ?? target.defaultMaxTokens;
   if (system.length > 0) request.system = system.join(SYSTEM_JOIN);
   if (tools.length > 0) {
     request.tools = tools;
