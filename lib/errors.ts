@@ -1,4 +1,4 @@
-/** The one error class of the gateway, its stable codes and the one table mapping code to status. */
+/** The one error class of the gateway, its stable codes, and the tables mapping each code to its status (and to OpenAI's terms on the OpenAI routes). */
 
 /** Standard error codes, the same as the compatible vendor's `error.type` values. */
 export type ErrorCode =

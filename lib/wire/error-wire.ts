@@ -2,7 +2,7 @@
 import { errorBody, OPENAI_ERRORS, openaiErrorBody, type ErrorCode, type GatewayError } from '../errors';
 import { dataFrame, frame } from './sse-writer';
 
-/** The wire format of a route's answers: Anthropic's (Messages, rerank, models, admin) or OpenAI's (chat completions). */
+/** The wire format of a route's answers: Anthropic's (Messages, rerank, models, admin) or OpenAI's (chat completions, Responses). */
 export type WireFormat = 'anthropic' | 'openai';
 
 /** The JSON body of an error (OpenAI's shape carries no request id: it travels in the `request-id` header). */
