@@ -198,9 +198,9 @@ describe('keep-alive: a silent upstream gets response.in_progress events, never 
     expect(kept.response).toMatchObject({ status: 'in_progress', output: [{ type: 'message', status: 'in_progress', content: [{ type: 'output_text', text: 'Hi' }] }] });
     expect((frames.at(-1)?.data as Json).response).toMatchObject({ status: 'completed', output: [{ type: 'message', content: [{ text: 'Hi there' }] }] });
     // The SDK replaces its snapshot with each in_progress response: the deltas after it still land.
+    let seen = '';
     const watching: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
-      let seen = '';
       const decoder = new TextDecoder();
       const watch = new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -213,6 +213,7 @@ describe('keep-alive: a silent upstream gets response.in_progress events, never 
     };
     const sdk = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, fetch: watching });
     expect(await sdk.responses.stream({ model, input: 'SILENT-MID' }).finalResponse()).toMatchObject({ status: 'completed', output_text: 'Hi there' });
+    expect(responsesViolations(parseFrames(seen))).toEqual([]);
   });
 
   it('an upstream that only pings (a long thinking phase whose text is not asked for) is silence too', async () => {

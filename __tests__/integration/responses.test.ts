@@ -50,7 +50,17 @@ afterAll(async () => {
   await Promise.all([claude.close(), gpt.close()]);
 });
 
-const client = (): OpenAI => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+/** Every stream the SDK reads is kept, and checked against the grammar after each test. */
+const streams: Array<Promise<string>> = [];
+const recording: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) streams.push(res.clone().text());
+  return res;
+};
+afterEach(async () => {
+  for (const text of await Promise.all(streams.splice(0))) expect(responsesViolations(parseFrames(text))).toEqual([]);
+});
+const client = (): OpenAI => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, fetch: recording });
 const getWeather = { type: 'function' as const, name: 'get_weather', description: 'The weather in a city', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
 /** The exact cost of a turn at PRICING, per the upstream's format (OpenAI-format upstreams have no cache writes). */
