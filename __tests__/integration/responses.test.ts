@@ -149,6 +149,7 @@ describe.each(FORMATS)('%s (%s-format upstream)', (model, format) => {
       ]);
       expect(upstream.calls().at(-1)?.text).toContain(`"signature":"${SIGNATURE}"`);
     } else {
+      expect(sentFirst).toMatchObject({ max_tokens: 4096 }); // no thinking there, so the effort adds no budget
       expect((sentSecond?.messages as Json[]).slice(1)).toEqual([
         { role: 'user', content: 'Weather in Paris?' },
         { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_01Weather', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }], reasoning_content: 'Weather needs a tool.' },

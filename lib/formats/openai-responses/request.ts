@@ -59,7 +59,8 @@ function outputConfig(format: NonNullable<NonNullable<ResponsesRequest['text']>[
 /**
  * The Messages request for a Responses request: `instructions` and the leading system and
  * developer messages as `system`; the items as turns (lib/formats/openai-responses/input.ts); the
- * tools and tool choice (tools.ts); the effort as a thinking budget; `max_output_tokens` as the
+ * tools and tool choice (tools.ts); the effort as a thinking budget (not for OpenAI-format
+ * upstreams, which take no thinking); `max_output_tokens` as the
  * output bound (none given: the target's default); `text.format` as structured output; `user`
  * (or `safety_identifier`) as the upstream's user tag. With `count`, only what a token count reads (model, system, messages,
  * tools, tool choice, thinking). `dropped` lists what was left out (built-in tools, items of tools
@@ -76,7 +77,9 @@ export function messagesFromResponses(body: ResponsesRequest, target: Target, co
   if (messages.length === 0) throw refused('input', 'holds no user or assistant item to answer');
   if (typeof body.instructions === 'string' && body.instructions !== '') system.unshift(body.instructions);
   const request: ResponsesAsMessages = { model: body.model, messages };
-  const { maxTokens, thinking } = outputAndThinking(body.reasoning?.effort, body.max_output_tokens ?? undefined, target);
+  // OpenAI-format upstreams take no thinking (the chat translation drops it): the effort buys nothing there.
+  const effort = target.format === 'openai' ? undefined : body.reasoning?.effort;
+  const { maxTokens, thinking } = outputAndThinking(effort, body.max_output_tokens ?? undefined, target);
   if (!count) request.max_tokens = maxTokens ?? target.defaultMaxTokens;
   if (system.length > 0) request.system = system.join(SYSTEM_JOIN);
   if (tools.length > 0) {
