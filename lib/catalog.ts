@@ -60,10 +60,17 @@ export interface ModelProfile {
   readonly autoCache: boolean;
   /** A `max_tokens` over `maxOutputTokens` is lowered to it instead of refused. */
   readonly clampMaxTokens: boolean;
+  /** The output bound of a request that names none (chat, Responses): the model's `maxOutputTokens`, else DEFAULT_MAX_TOKENS. */
+  readonly defaultMaxTokens: number;
 }
 
+/** Output bound of a chat or Responses request that names none, for a model without `maxOutputTokens`. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
 /** The profile of a plain-text model, and of a body whose model is not known (yet). */
-export const V1_PROFILE: ModelProfile = Object.freeze({ contract: 'v1', passThrough: false, forwardHeaders: Object.freeze([]), autoCache: false, clampMaxTokens: false });
+export const V1_PROFILE: ModelProfile = Object.freeze({
+  contract: 'v1', passThrough: false, forwardHeaders: Object.freeze([]), autoCache: false, clampMaxTokens: false, defaultMaxTokens: DEFAULT_MAX_TOKENS,
+});
 
 /** Headers an agent-ready model's call forwards upstream as the caller sent them. */
 const AGENT_HEADERS = Object.freeze(['anthropic-version', 'anthropic-beta']);
@@ -72,9 +79,10 @@ const profiles = new WeakMap<Readonly<ModelEntry>, ModelProfile>();
 
 function profileFrom(model: Readonly<ModelEntry>): ModelProfile {
   const clampMaxTokens = model.clampMaxTokens === true && model.maxOutputTokens !== undefined;
-  if (model.agentReady !== true) return clampMaxTokens ? Object.freeze({ ...V1_PROFILE, clampMaxTokens }) : V1_PROFILE;
+  const defaultMaxTokens = model.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  if (model.agentReady !== true) return clampMaxTokens || defaultMaxTokens !== DEFAULT_MAX_TOKENS ? Object.freeze({ ...V1_PROFILE, clampMaxTokens, defaultMaxTokens }) : V1_PROFILE;
   const anthropic = model.upstream.kind === 'messages' && formatsOf(model.upstream).includes('anthropic');
-  return Object.freeze({ contract: 'agent', passThrough: true, forwardHeaders: AGENT_HEADERS, autoCache: anthropic && model.autoCache !== false, clampMaxTokens });
+  return Object.freeze({ contract: 'agent', passThrough: true, forwardHeaders: AGENT_HEADERS, autoCache: anthropic && model.autoCache !== false, clampMaxTokens, defaultMaxTokens });
 }
 
 /** The profile of a model: made once per entry (the catalog's entries at construction, any other at first use). */

@@ -1,4 +1,4 @@
-/** The one error class of the gateway, its stable codes and the one table mapping code to status. */
+/** The one error class of the gateway, its stable codes, and the tables mapping each code to its status (and to OpenAI's terms on the OpenAI routes). */
 
 /** Standard error codes, the same as the compatible vendor's `error.type` values. */
 export type ErrorCode =
@@ -104,14 +104,52 @@ export function errorBody(code: ErrorCode, message: string, requestId?: string):
   return body;
 }
 
-/** The same error in OpenAI's shape, for the chat-completions route: `type` and `code` are the gateway's code. */
+/** An error in OpenAI's shape (the chat-completions and Responses routes; the request id travels in the `request-id` header). */
 export interface OpenAIErrorBody {
-  error: { message: string; type: ErrorCode; code: ErrorCode; param: null };
+  error: { message: string; type: string; code: string | null; param: string | null };
 }
 
-/** Builds the OpenAI-shaped error body (the request id travels in the `request-id` header). */
-export function openaiErrorBody(code: ErrorCode, message: string): OpenAIErrorBody {
-  return { error: { message, type: code, code, param: null } };
+/**
+ * Each code in OpenAI's terms: the status (an exhausted balance is 429 `insufficient_quota`, which
+ * Responses clients such as Codex do not retry, where a 402 costs six whole requests), `type` and `code`.
+ */
+export const OPENAI_ERRORS: Readonly<Record<ErrorCode, { readonly status: number; readonly type: string; readonly code: string | null }>> = Object.freeze({
+  invalid_request_error: { status: 400, type: 'invalid_request_error', code: null },
+  authentication_error: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key' },
+  billing_error: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota' },
+  permission_error: { status: 403, type: 'invalid_request_error', code: 'permission_denied' },
+  not_found_error: { status: 404, type: 'invalid_request_error', code: 'not_found' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed' },
+  request_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
+  rate_limit_error: { status: 429, type: 'requests', code: 'rate_limit_exceeded' },
+  api_error: { status: 500, type: 'server_error', code: 'server_error' },
+  timeout_error: { status: 504, type: 'server_error', code: 'timeout' },
+  overloaded_error: { status: 529, type: 'server_error', code: 'overloaded' },
+});
+
+/** An upstream's words for a prompt over the model's context (Anthropic's "prompt is too long", OpenAI's and vLLM's "maximum context length"). */
+const CONTEXT_OVERFLOW = /prompt is too long|maximum context length|context length|context window|context_length_exceeded|too many input tokens/i;
+
+/** The JSON path a message names first ("input.2.content: …"): every validation message starts with one. */
+const PARAM = /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*): /;
+
+/**
+ * The OpenAI-shaped body of an error: `param` is the field a refusal names; a refusal of a missing
+ * field is `missing_required_parameter`, of another named field `invalid_value`; an upstream's
+ * refusal of a prompt over the model's context (`upstreamMessage`, or the message itself) is
+ * `context_length_exceeded`; an unknown model `model_not_found`.
+ */
+export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessage?: string): OpenAIErrorBody {
+  const terms = OPENAI_ERRORS[code];
+  if (code === 'invalid_request_error' && CONTEXT_OVERFLOW.test(upstreamMessage ?? message)) {
+    return { error: { message, type: terms.type, code: 'context_length_exceeded', param: null } };
+  }
+  const named = code === 'invalid_request_error' || code === 'not_found_error' ? PARAM.exec(message)?.[1] : undefined;
+  const param = named === undefined || named === 'body' ? null : named;
+  let openaiCode = terms.code;
+  if (code === 'not_found_error' && param === 'model') openaiCode = 'model_not_found';
+  else if (code === 'invalid_request_error' && param !== null) openaiCode = message.endsWith(': Field required') ? 'missing_required_parameter' : 'invalid_value';
+  return { error: { message, type: terms.type, code: openaiCode, param } };
 }
 
 /**

@@ -17,10 +17,13 @@ import { methodNotAllowed, notFound } from './middleware/not-found';
 import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
+import { proxyResponses } from './middleware/proxy-responses';
 import { requestId } from './middleware/request-id';
 import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
+import { validateResponses } from './middleware/validate-responses';
+import { refuseWebSocket } from './middleware/websocket-refused';
 import { resolveOptions, type GatewayOptions } from './options';
 import { catalogOverridesOf } from './stores/catalog-overrides';
 import type { WireFormat } from './wire/error-wire';
@@ -38,6 +41,7 @@ function liveFigures(responses: Iterable<Response>): LiveFigures {
 }
 
 const NO_TOKENS = (): { inputTokens: number; outputTokens: number } => ({ inputTokens: 0, outputTokens: 0 });
+const RESPONSES_COUNT = (inputTokens: number): object => ({ object: 'response.input_tokens', input_tokens: inputTokens });
 
 /** The router, plus `close()`: graceful shutdown. */
 export type GatewayRouter = Router & {
@@ -58,7 +62,8 @@ export type GatewayRouter = Router & {
 
 /**
  * Builds the gateway: `POST /v1/messages`, `POST /v1/messages/count_tokens`,
- * `POST /v1/chat/completions`, `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
+ * `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/responses/input_tokens`,
+ * `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
  * `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
  * `app.use('/gw', router)`. Every stage is an exported factory; a host route can reuse them.
  */
@@ -83,8 +88,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // against its profile: an unknown model is a 404 whatever the body holds.
   const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
-  const head = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate,
-    ...(endpoint && follower ? [follower.gate] : [])];
+  const bare = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
+  // A route that reads the catalog first makes sure it follows the store's runtime edits.
+  const head = (endpoint: string, format?: WireFormat) => [...bare(endpoint, format), ...(follower ? [follower.gate] : [])];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }),
     validate('messages', { models }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);
@@ -95,21 +101,32 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
+  // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body).
+  const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
+    validateResponses({ models }), ...admission, proxyResponses({ keepAliveMs: config.keepAliveMs })]);
+  const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
+    resolveModel({ models, capability: 'llm' }), validateResponses({ models, count: true }),
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ ...(estimator ? { estimator } : {}), answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
   router.post('/v1/messages/count_tokens', count);
   router.post('/v1/chat/completions', chat, errorHandler({ format: 'openai' }));
   router.post(['/v1/rerank', '/v2/rerank'], rerank);
+  router.post('/v1/responses', responses, errorHandler({ format: 'openai' }));
+  router.post('/v1/responses/input_tokens', responsesCount, errorHandler({ format: 'openai' }));
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   // A path served here, asked with another method: 405 with `allow`.
-  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...head(), methodNotAllowed(['POST'])]));
+  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
+  // WebSocket mode is not served (426: Codex falls back to HTTP); stored responses do not exist here (404).
+  router.all(['/v1/responses', '/v1/responses/input_tokens'], compose([...bare(undefined, 'openai'), refuseWebSocket(), methodNotAllowed(['POST'])]));
+  router.use('/v1/responses', compose([...bare('unknown', 'openai'), notFound()]));
   // One label for every path not served: a client must not be able to mint metric series (the path is in the log's detail).
-  if (config.notFound) router.use(paths, compose([...head('unknown'), notFound()]));
+  if (config.notFound) router.use(paths, compose([...bare('unknown'), notFound()]));
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   llm = await startAnthropicFake();
   rerank = await startRerankFake('cohere');
   gw = await startGateway({
-    models: [...llmModels(llm.url, llm.url, ['claude-json']), { id: 'rr', capability: 'rerank', upstream: cohereAdapter({ baseURL: rerank.url }), pricing: { input: 1 } }],
+    models: [...llmModels(llm.url, llm.url, ['claude-json']), ...llmModels(llm.url, llm.url, ['claude-json']).map((m) => ({ ...m, id: 'claude-agent', upstreamModel: 'claude-json', agentReady: true })), { id: 'rr', capability: 'rerank', upstream: cohereAdapter({ baseURL: rerank.url }), pricing: { input: 1 } }],
   });
   ({ key } = addCaller(gw.store));
   ({ key: other } = addCaller(gw.store));
@@ -115,6 +115,38 @@ it.each([
     const headers: Record<string, string | string[]> = { ...a, ...v } as Record<string, string | string[]>;
     if (type) headers['content-type'] = type;
     await check('POST', path, headers, body, kind === 'llm' ? llm : rerank);
+  }), { numRuns: RUNS });
+});
+
+/** Input items of every type the Responses route reads, their fields anything. */
+const item = fc.record({
+  type: fc.oneof(fc.constantFrom('message', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'reasoning', 'item_reference', 'additional_tools', 'web_search_call'), weird),
+  role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'developer'), weird),
+  content: fc.oneof(json, fc.array(fc.record({ type: fc.oneof(fc.constantFrom('input_text', 'input_image', 'input_file', 'output_text', 'refusal'), weird), text: json, image_url: json, file_data: json }, { requiredKeys: [] }), { maxLength: 3 })),
+  id: json, call_id: fc.oneof(weird, json), name: fc.oneof(weird, json), namespace: json, arguments: fc.oneof(weird, json.map((v) => JSON.stringify(v))), input: json, output: json,
+  summary: json, encrypted_content: fc.oneof(weird, weird.map((w) => `mgw.v1.${w}`)), tools: json,
+}, { requiredKeys: [] });
+const validResponses = { model: 'claude-agent', input: [{ role: 'user', content: 'hi' }], max_output_tokens: 8 };
+const responsesBodies = fc.oneof(
+  bodies(validResponses), bodies({ ...validResponses, model: 'claude-json' }),
+  fc.tuple(fc.array(item, { maxLength: 5 }), fc.constantFrom('claude-agent', 'claude-json'), fc.option(json), fc.option(json))
+    .map(([input, model, tools, choice]) => JSON.stringify({ model, input, max_output_tokens: 8, ...(tools === null ? {} : { tools }), ...(choice === null ? {} : { tool_choice: choice }) })),
+);
+
+it.each(['/v1/responses', '/v1/responses/input_tokens'])('POST %s: any body and headers get a 2xx or a 4xx in OpenAI\'s shape, and an invalid one never reaches upstream', async (path) => {
+  await fc.assert(fc.asyncProperty(responsesBodies, auth, contentType, async (body, a, type) => {
+    const headers: Record<string, string | string[]> = { ...a } as Record<string, string | string[]>;
+    if (type) headers['content-type'] = type;
+    const calls = llm.calls;
+    const reply = await send('POST', path, resolveKeys(headers), body);
+    expect(reply.status).toBeLessThan(500);
+    expect(reply.headers['request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    if (reply.status < 400) return;
+    const { error } = JSON.parse(reply.body) as { error: { type: unknown; message: unknown; code: unknown; param: unknown } };
+    expect(typeof error.type).toBe('string');
+    expect(typeof error.message).toBe('string');
+    expect(error.param === null || typeof error.param === 'string').toBe(true);
+    expect(llm.calls).toBe(calls);
   }), { numRuns: RUNS });
 });
 

@@ -163,7 +163,9 @@ it.each([
     body: JSON.stringify({ model: 'claude-agent', messages: [{ role: 'user', content: 'Hi' }], ...extra }),
   });
   expect(res.status).toBe(400);
-  expect(await res.json()).toEqual({ error: { message: expect.stringContaining(message), type: 'invalid_request_error', code: 'invalid_request_error', param: null } });
+  const { error } = await res.json() as { error: { message: string; param: string | null } };
+  expect(error).toEqual({ message: expect.stringContaining(message), type: 'invalid_request_error', code: expect.stringMatching(/^(invalid_value|missing_required_parameter)$/), param: expect.any(String) });
+  expect(error.message.startsWith(`${String(error.param)}: `)).toBe(true); // OpenAI's param: the field the refusal names
   expect(claude.requests.length + parallel.requests.length).toBe(before);
 });
 

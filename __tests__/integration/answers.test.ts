@@ -76,7 +76,7 @@ describe('the key refused names the header that carried it', () => {
   it('Bearer on chat completions: "authorization: invalid bearer key", in OpenAI\'s shape', async () => {
     const res = await request(gw.url).post('/v1/chat/completions').set('authorization', 'Bearer sk-wrong').send(chat);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { message: 'authorization: invalid bearer key', type: 'authentication_error', code: 'authentication_error', param: null } });
+    expect(res.body).toEqual({ error: { message: 'authorization: invalid bearer key', type: 'invalid_request_error', code: 'invalid_api_key', param: null } });
   });
 
   it('x-api-key on Messages: "invalid x-api-key"; a too-long Bearer key names its header too', async () => {
@@ -103,11 +103,11 @@ describe('shutdown ends each route in its own wire format', () => {
       await gw.router.close({ graceMs: 0 });
       let rest = '';
       for (let r = await reader.read(); !r.done; r = await reader.read()) rest += Buffer.from(r.value).toString();
-      expect(rest).toMatch(/data: \{"error":\{"message":"The gateway is shutting down; retry.","type":"overloaded_error","code":"overloaded_error","param":null\}\}\n\n$/);
+      expect(rest).toMatch(/data: \{"error":\{"message":"The gateway is shutting down; retry.","type":"server_error","code":"overloaded","param":null\}\}\n\n$/);
       expect(rest).not.toContain('event: error');
       const json = await pending;
       expect(json.status).toBe(529);
-      expect(await json.json()).toEqual({ error: { message: 'The gateway is shutting down; retry.', type: 'overloaded_error', code: 'overloaded_error', param: null } });
+      expect(await json.json()).toEqual({ error: { message: 'The gateway is shutting down; retry.', type: 'server_error', code: 'overloaded', param: null } });
       expect(await (await messages).json()).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
     } finally {
       upstream.openGates();

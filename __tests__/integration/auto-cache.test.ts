@@ -112,6 +112,56 @@ describe('a three-turn chat conversation with tool calls', () => {
   });
 });
 
+/** The same task as Codex runs it on /v1/responses: developer items, function tools, every item replayed each turn (its own instructions: nothing cached before). */
+async function codexConversation(model: string): Promise<{ callerId: string; entries: ReturnType<typeof gw.store.getLog> }> {
+  const { key, id: callerId } = addCaller(gw.store, { balance: 1_000_000_000 });
+  const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const tools = TOOLS.map((t) => ({ type: 'function' as const, name: t.function.name, description: t.function.description, parameters: t.function.parameters, strict: false }));
+  const input: OpenAI.Responses.ResponseInputItem[] = [
+    { role: 'developer', content: `Codex. ${SYSTEM}` }, { role: 'user', content: [{ type: 'input_text', text: 'Fix the bug in app.js' }] },
+  ];
+  for (let turn = 1; turn <= 3; turn++) {
+    const response = await client.responses.stream({ model, tools, input, store: false, include: ['reasoning.encrypted_content'] }).finalResponse();
+    for (const item of response.output) {
+      input.push(item as OpenAI.Responses.ResponseInputItem);
+      if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: turn === 1 ? 'broken();\n'.repeat(50) : 'written' });
+    }
+  }
+  expect(input.at(-1)).toMatchObject({ type: 'message', role: 'assistant' });
+  return { callerId, entries: await entriesOf(callerId, 3) };
+}
+
+describe('a three-turn Codex-shaped conversation on /v1/responses', () => {
+  let cached: Awaited<ReturnType<typeof codexConversation>>;
+  let plain: Awaited<ReturnType<typeof codexConversation>>;
+  let usages: typeof upstream.usages;
+  beforeAll(async () => {
+    upstream.usages.length = 0;
+    cached = await codexConversation('claude');
+    plain = await codexConversation('claude-no-cache');
+    usages = [...upstream.usages];
+  });
+
+  it('reads from its second turn exactly the prefix the turn before wrote; each call billed its cache-aware cost', () => {
+    const [first, second, third] = usages;
+    expect(first?.cache_creation_input_tokens).toBeGreaterThan(6000);
+    for (const [turn, before] of [[second, first], [third, second]] as const) {
+      expect(turn?.cache_read_input_tokens).toBe((before?.cache_read_input_tokens ?? 0) + (before?.cache_creation_input_tokens ?? 0));
+    }
+    cached.entries.forEach((entry, i) => {
+      const u = usages[i] as NonNullable<typeof first>;
+      expect(entry).toMatchObject({ endpoint: 'responses', billingStatus: 'billed' });
+      expect(entry.usage).toMatchObject({ inputTokens: u.input_tokens, cacheReadInputTokens: u.cache_read_input_tokens, cacheWrite5mInputTokens: u.cache_creation_input_tokens });
+      expect(entry.cost).toBe(costOf(entry.usage as NonNullable<typeof entry.usage>, PRICING, 'anthropic'));
+    });
+  });
+
+  it('costs about half the conversation with autoCache: false', () => {
+    expect(usages.slice(3).every((u) => u.cache_read_input_tokens === 0 && u.cache_creation_input_tokens === 0)).toBe(true);
+    expect(charged(cached.callerId) / charged(plain.callerId)).toBeLessThan(0.55);
+  });
+});
+
 describe('what is left alone, and failover groups', () => {
   const post = (body: object) => request(gw.url).post('/v1/messages').set({ 'x-api-key': addCaller(gw.store).key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }).send(JSON.stringify(body));
 

@@ -119,6 +119,11 @@ it('every port answers an unknown path with 404 and a known path\'s wrong method
       expect(res.headers.get('allow')).toBe('GET, HEAD');
       await expectError(res, 405, 'method_not_allowed');
     }
+    // The Responses route is the router's, so the binary's: its errors in OpenAI's shape.
+    const responses = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { authorization: 'Bearer sk-nope', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gated', input: 'Hi' }) });
+    expect(responses.status).toBe(401);
+    expect(await responses.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_api_key' } });
+    expect((await fetch(`${url}/v1/responses`)).headers.get('allow')).toBe('POST');
     expect((await fetch(`${ops}/livez`)).status).toBe(200);
     expect((await fetch(`${ops}/metrics`)).status).toBe(200);
     expect((await fetch(`${ops}/admin/keys`, { headers: { authorization: `Bearer ${ADMIN}` } })).status).toBe(200);

@@ -148,11 +148,11 @@ describe('tool-call arguments that are not a JSON object, from an OpenAI-format 
       for await (const chunk of stream) seen.push(chunk);
     })().catch((e: unknown) => e);
     expect(raised).toBeInstanceOf(OpenAI.APIError);
-    expect(raised).toMatchObject({ type: 'api_error', code: 'api_error', message: expect.stringMatching(/The upstream sent an invalid response/) });
+    expect(raised).toMatchObject({ type: 'server_error', code: 'server_error', message: expect.stringMatching(/The upstream sent an invalid response/) }); // OpenAI's terms
     const finishes = seen.map((c) => (c as { choices: Array<{ finish_reason: string | null }> }).choices[0]?.finish_reason).filter(Boolean);
     expect(finishes).toEqual([]); // never "tool_calls"
     const json = await openai(key).chat.completions.create({ model: 'oa-badargs', messages, tools }).catch((e: unknown) => e);
-    expect(json).toMatchObject({ status: 500, type: 'api_error' });
+    expect(json).toMatchObject({ status: 500, type: 'server_error' }); // OpenAI's terms
     const [asStream, asJson] = await entriesOf(id, 2);
     expect(asStream).toMatchObject({ endpoint: 'chat_completions', status: 200, stream: true });
     expect(billingOf(asStream as RequestLogEntry)).toEqual(billingOf(asJson as RequestLogEntry));
@@ -161,7 +161,7 @@ describe('tool-call arguments that are not a JSON object, from an OpenAI-format 
 });
 
 describe('a plain-text (V1) model answers text only', () => {
-  it.each(['oa-v1-reasoning', 'an-v1-thinking'])('%s: thinking is left out (JSON and stream, both routes, indexes from 0), its tokens billed as confirmed', async (model) => {
+  it.each(['oa-v1-reasoning', 'an-v1-thinking'])('%s: thinking is left out (JSON and stream, every route, indexes from 0), its tokens billed as confirmed', async (model) => {
     const { key, id } = addCaller(gw.store);
     const message = await anthropic(key).messages.create({ model, max_tokens: 64, messages: hello });
     expect(message.content).toEqual([{ type: 'text', text: 'Hello there' }]);
@@ -181,9 +181,15 @@ describe('a plain-text (V1) model answers text only', () => {
     expect(chatRaw.text).not.toMatch(/reasoning_content|Let me/);
     expect(chatRaw.text).toContain('"content":" there"');
 
+    const response = await openai(key).responses.create({ model, input: 'Hi' });
+    expect(response.output.map((item) => item.type)).toEqual(['message']);
+    expect(response.output_text).toBe('Hello there');
+    const streamedResponse = await openai(key).responses.stream({ model, input: 'Hi' }).finalResponse();
+    expect(streamedResponse.output.map((item) => item.type)).toEqual(['message']);
+
     const usage = model.startsWith('oa') ? { inputTokens: 30, outputTokens: 12 } : { inputTokens: 25, outputTokens: 15 };
     const cost = String((usage.inputTokens * PRICING.input + usage.outputTokens * PRICING.output) / 1_000_000);
-    for (const entry of await entriesOf(id, 5)) {
+    for (const entry of await entriesOf(id, 7)) {
       expect(entry).toMatchObject({ status: 200, errorCode: null, billingStatus: 'billed', cost, usage: { ...usage, provenance: 'confirmed' } });
     }
   });
@@ -204,12 +210,12 @@ describe('a plain-text (V1) model answers text only', () => {
     const streamed = await anthropic(key).messages.stream({ model, max_tokens: 64, messages: hello }).finalMessage().catch((e: unknown) => e);
     expect((streamed as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'api_error', message: 'The upstream sent an invalid response.' } });
     const chat = await openai(key).chat.completions.create({ model, messages: hello }).catch((e: unknown) => e);
-    expect(chat).toMatchObject({ status: 500, type: 'api_error' });
+    expect(chat).toMatchObject({ status: 500, type: 'server_error' }); // OpenAI's terms
     const chatStream = await (async () => {
       for await (const _chunk of await openai(key).chat.completions.create({ model, messages: hello, stream: true })) { /* read it all */ }
     })().catch((e: unknown) => e);
     expect(chatStream).toBeInstanceOf(OpenAI.APIError);
-    expect(chatStream).toMatchObject({ type: 'api_error' });
+    expect(chatStream).toMatchObject({ type: 'server_error' }); // OpenAI's terms
     for (const entry of await entriesOf(id, 4)) {
       expect(entry).toMatchObject({ errorCode: 'api_error', billingStatus: 'not_billed', charge: 0, cost: '0', detail: expect.stringMatching(/answered a plain-text model with a "tool_use" block/) });
     }

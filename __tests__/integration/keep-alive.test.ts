@@ -147,7 +147,7 @@ it('before the first event, on chat: a comment, then the chunks', async () => {
 
 it.each([
   ['messages', 'anthropic-fail', PING, 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"Internal server error."}}\n\n'],
-  ['chat', 'openai-fail', COMMENT, 'data: {"error":{"message":"Internal server error.","type":"api_error","code":"api_error","param":null}}\n\n'],
+  ['chat', 'openai-fail', COMMENT, 'data: {"error":{"message":"Internal server error.","type":"server_error","code":"server_error","param":null}}\n\n'],
 ] as const)('%s: an upstream that fails after the stream was kept alive ends it with the error frame', async (route, model, keepAlive, error) => {
   held.arm();
   const { status, text, requestId } = await readStream(route, model, (t) => count(t, keepAlive) >= 1, () => held.open());

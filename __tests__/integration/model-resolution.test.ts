@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import express from 'express';
 import OpenAI from 'openai';
 import request from 'supertest';
-import { anthropicAdapter, authenticate, billingHook, createMetrics, errorHandler, jsonBody, MemoryStore, requestId, resolveModel, validate, type ModelEntry } from '../../lib';
+import { anthropicAdapter, authenticate, billingHook, createMetrics, DEFAULT_MAX_TOKENS, errorHandler, jsonBody, MemoryStore, requestId, resolveModel, validate, type ModelEntry } from '../../lib';
 import { agentRequest } from '../helpers/agent-fixtures';
 import { sendJson, startAgentServer, type AgentServer } from '../helpers/fake-agent-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -57,13 +57,13 @@ describe('an unknown model with tools is a 404, not a V1 refusal', () => {
     expect(await metrics.registry.metrics()).not.toContain('claude-not-in-the-catalog');
   });
 
-  it('the openai SDK gets not_found_error on chat completions with tools', async () => {
+  it('the openai SDK gets model_not_found on chat completions with tools', async () => {
     const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
     const tools = [{ type: 'function' as const, function: { name: 'Write', parameters: { type: 'object' } } }];
     const error = await client.chat.completions.create({ model: 'gpt-unknown', tools, messages: [{ role: 'user', content: 'Hi' }] }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-    const { status, type, headers } = error as InstanceType<typeof OpenAI.NotFoundError>;
-    expect([status, type]).toEqual([404, 'not_found_error']);
+    const { status, code, headers } = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect([status, code]).toEqual([404, 'model_not_found']); // OpenAI's terms
     const entry = await logEntry(gw.store, headers.get('request-id') as string);
     expect(entry).toMatchObject({ model: 'gpt-unknown', endpoint: 'chat_completions', status: 404 });
   });
@@ -144,5 +144,25 @@ describe('max_tokens over the model bound: refused, or clamped where the model s
     const answer = await client.chat.completions.create({ model: 'clamped', max_completion_tokens: 32000, messages: [{ role: 'user', content: 'Hi' }] });
     expect(answer.choices[0]?.message.content).toBe('ok');
     expect(upstream.requests[0]?.body?.max_tokens).toBe(16384);
+  });
+});
+
+describe('a request that names no output bound (chat, Responses): the model default', () => {
+  const client = (): OpenAI => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+
+  it("the model's maxOutputTokens where it has one, 4096 where not, on chat and on Responses (Codex sends none)", async () => {
+    await client().chat.completions.create({ model: 'capped', messages: [{ role: 'user', content: 'Hi' }] });
+    await client().chat.completions.create({ model: 'agent', messages: [{ role: 'user', content: 'Hi' }] });
+    await client().responses.create({ model: 'capped', input: 'Hi' });
+    await client().responses.create({ model: 'agent', input: 'Hi' });
+    expect(upstream.requests.map((r) => r.body?.max_tokens)).toEqual([16384, DEFAULT_MAX_TOKENS, 16384, DEFAULT_MAX_TOKENS]);
+  });
+
+  it('Responses clamps max_output_tokens where the model says so, and refuses it over the bound where not', async () => {
+    await client().responses.create({ model: 'clamped', input: 'Hi', max_output_tokens: 32000 });
+    expect(upstream.requests[0]?.body?.max_tokens).toBe(16384);
+    const refused = await client().responses.create({ model: 'capped', input: 'Hi', max_output_tokens: 32000 }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ status: 400, param: 'max_output_tokens' });
+    expect(upstream.requests).toHaveLength(1);
   });
 });

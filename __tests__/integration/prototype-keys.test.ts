@@ -102,10 +102,15 @@ describe.each(PROTOTYPE_NAMES.map((n) => [n]))('%s over the wire', (name) => {
 
   it('as a model name: 404, on every route; as a version header: 400', async () => {
     for (const [path, body] of [
-      ['/v1/messages', { model: name, max_tokens: 5, messages }], ['/v1/chat/completions', { model: name, messages }], ['/v1/rerank', { model: name, query: 'q', documents: ['a'] }],
+      ['/v1/messages', { model: name, max_tokens: 5, messages }], ['/v1/rerank', { model: name, query: 'q', documents: ['a'] }],
     ] as const) {
       const res = await post(path, JSON.stringify(body));
       expect([path, res.status, errorOf(res.json).type]).toEqual([path, 404, 'not_found_error']);
+    }
+    // The OpenAI routes answer in OpenAI's terms.
+    for (const [path, body] of [['/v1/chat/completions', { model: name, messages }], ['/v1/responses', { model: name, input: 'Hi' }]] as const) {
+      const res = await post(path, JSON.stringify(body));
+      expect([path, res.status, (res.json.error as { code?: unknown } | undefined)?.code]).toEqual([path, 404, 'model_not_found']);
     }
     const models = await fetch(`${url}/v1/models/${encodeURIComponent(name)}`, { headers: { 'x-api-key': key } });
     expect(models.status).toBe(404);

@@ -4,7 +4,10 @@
  * their type, blocks stopped before the next, tool_use when tools were called, a cumulative
  * message_delta then message_stop) and that @anthropic-ai/sdk accumulates into the expected Message;
  * every recorded Anthropic sequence becomes a chat stream the openai SDK accumulates into the
- * expected completion. Each upstream writes its stream frame by frame, in one write, and in 5-byte pieces.
+ * expected completion; and every recorded sequence of either format becomes a Responses stream that
+ * keeps the Responses grammar and that the openai SDK's responses.stream() accumulates into the
+ * expected response. Each upstream writes its stream frame by frame, in one write, and in 5-byte pieces.
+ * (Recorded Responses streams to Messages and chat clients need a Responses upstream adapter: not yet.)
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type http from 'node:http';
@@ -14,6 +17,7 @@ import { ANTHROPIC_SEQUENCES } from '../conformance/anthropic-events';
 import { OPENAI_SEQUENCES, type ChunkSequence } from '../conformance/openai-chunks';
 import { startFake, type FakeServer } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
+import { responsesViolations } from '../helpers/responses-grammar';
 import { chatViolations, messagesViolations, parseFrames } from '../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
@@ -130,5 +134,85 @@ describe.each(ANTHROPIC_SEQUENCES.map((s, n) => [s.name, s, n] as const))('Anthr
     expect((choice?.message.tool_calls ?? []).map((c) => (c.type === 'function' ? { id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) as unknown } : c))).toEqual(seq.expected.tool_calls);
     expect(choice?.finish_reason).toBe(seq.expected.finish_reason);
     expect(final.usage).toMatchObject({ prompt_tokens: seq.expected.usage.prompt_tokens, completion_tokens: seq.expected.usage.completion_tokens });
+  });
+});
+
+/** A Responses client's view of an answer: its text, its calls (arguments parsed), its reasoning summary, status and usage. */
+interface ResponsesView {
+  text: string;
+  calls: Array<{ call_id: string; name: string; input: unknown }>;
+  reasoning: string;
+  status: string;
+  usage: { input_tokens: number; output_tokens: number; cached_tokens: number };
+}
+
+function viewOf(response: Json): ResponsesView {
+  const output = response.output as Json[];
+  const usage = response.usage as { input_tokens: number; output_tokens: number; input_tokens_details: { cached_tokens: number } };
+  return {
+    text: output.filter((i) => i.type === 'message').flatMap((i) => (i.content as Json[]).map((c) => String(c.text))).join(''),
+    calls: output.filter((i) => i.type === 'function_call').map((i) => ({ call_id: String(i.call_id), name: String(i.name), input: JSON.parse(String(i.arguments)) as unknown })),
+    reasoning: output.filter((i) => i.type === 'reasoning').flatMap((i) => (i.summary as Json[]).map((s) => String(s.text))).join(''),
+    status: String(response.status),
+    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cached_tokens: usage.input_tokens_details.cached_tokens },
+  };
+}
+
+const responsesToolsOf = (names: string[]) => names.map((name) => ({ type: 'function' as const, name, strict: false, parameters: { type: 'object' } }));
+
+/** Streams a Responses request; the frames keep the Responses grammar; the view of its final response. */
+async function responsesStream(model: string, tools: string[]): Promise<ResponsesView> {
+  const res = await fetch(`${gw.url}/v1/responses`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, stream: true, input: 'Go', tools: responsesToolsOf(tools), reasoning: { summary: 'auto' } }),
+  });
+  expect(res.status).toBe(200);
+  const frames = parseFrames(await res.text());
+  expect(responsesViolations(frames)).toEqual([]);
+  return viewOf((frames.at(-1)?.data as Json).response as Json);
+}
+
+/** The same through the openai SDK's accumulator. */
+async function sdkResponse(model: string, tools: string[]): Promise<ResponsesView> {
+  const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  const final = await client.responses.stream({ model, input: 'Go', tools: responsesToolsOf(tools), reasoning: { summary: 'auto' } }).finalResponse();
+  return viewOf(final as unknown as Json);
+}
+
+describe.each(OPENAI_SEQUENCES.map((s, n) => [s.name, s, n] as const))('OpenAI chunks → Responses stream: %s', (_name, seq, n) => {
+  const blocks = seq.expected.content;
+  const expected: ResponsesView = {
+    text: blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join(''),
+    calls: blocks.filter((b) => b.type === 'tool_use').map((b) => ({ call_id: String(b.id), name: String(b.name), input: b.input })),
+    reasoning: blocks.filter((b) => b.type === 'thinking').map((b) => String(b.thinking)).join(''),
+    status: seq.expected.stop_reason === 'max_tokens' ? 'incomplete' : 'completed',
+    usage: { input_tokens: seq.expected.usage.input_tokens + seq.expected.usage.cache_read_input_tokens, output_tokens: seq.expected.usage.output_tokens, cached_tokens: seq.expected.usage.cache_read_input_tokens },
+  };
+
+  it.each(MODES)('keeps the Responses grammar when the upstream writes %s, and ends with the expected response', async (mode) => {
+    expect(await responsesStream(`o-${n}-${mode}`, seq.tools)).toEqual(expected);
+  });
+
+  it('the openai SDK responses.stream().finalResponse() yields the expected response', async () => {
+    expect(await sdkResponse(`o-${n}-frames`, seq.tools)).toEqual(expected);
+  });
+});
+
+describe.each(ANTHROPIC_SEQUENCES.map((s, n) => [s.name, s, n] as const))('Anthropic events → Responses stream: %s', (_name, seq, n) => {
+  const tools = ['get_weather', 'get_time', 'list_files'];
+  const expected: ResponsesView = {
+    text: seq.expected.content ?? '',
+    calls: seq.expected.tool_calls.map((c) => ({ call_id: c.id, name: c.name, input: c.input })),
+    reasoning: seq.expected.reasoning,
+    status: seq.expected.finish_reason === 'length' ? 'incomplete' : 'completed',
+    usage: { input_tokens: seq.expected.usage.prompt_tokens, output_tokens: seq.expected.usage.completion_tokens, cached_tokens: seq.expected.usage.cached_tokens },
+  };
+
+  it.each(MODES)('keeps the Responses grammar when the upstream writes %s, and ends with the expected response', async (mode) => {
+    expect(await responsesStream(`a-${n}-${mode}`, tools)).toEqual(expected);
+  });
+
+  it('the openai SDK responses.stream().finalResponse() yields the expected response', async () => {
+    expect(await sdkResponse(`a-${n}-frames`, tools)).toEqual(expected);
   });
 });

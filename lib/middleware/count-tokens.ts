@@ -13,7 +13,11 @@ import { sendJson } from '../wire/send-json';
 export interface CountTokensOptions {
   /** What an agent-ready model whose upstream cannot count answers, marked as an estimate. Default: defaultEstimator. */
   estimator?: Estimator;
+  /** The answer's body for a count. Default: `{ input_tokens }` (Messages); the Responses route answers `{ object: "response.input_tokens", input_tokens }`. */
+  answer?: (inputTokens: number) => object;
 }
+
+const messagesAnswer = (inputTokens: number): object => ({ input_tokens: inputTokens });
 
 /** The header that marks an answer as the gateway's estimate rather than the upstream's count. */
 export const COUNT_SOURCE_HEADER = 'x-token-count-source';
@@ -26,8 +30,9 @@ export const COUNT_SOURCE_HEADER = 'x-token-count-source';
  * 400 saying so, unless it is agent-ready: then the estimate answers, with
  * `x-token-count-source: estimate` (agents would otherwise count through billed calls).
  */
-export function countTokens({ estimator = defaultEstimator }: CountTokensOptions = {}): RequestHandler {
+export function countTokens({ estimator = defaultEstimator, answer = messagesAnswer }: CountTokensOptions = {}): RequestHandler {
   if (typeof estimator !== 'function') throw new TypeError('countTokens: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
+  if (typeof answer !== 'function') throw new TypeError('countTokens: option "answer" must be a function (inputTokens) => body.');
   return function countTokensMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     ctx.unbilled = true;
@@ -42,7 +47,7 @@ export function countTokens({ estimator = defaultEstimator }: CountTokensOptions
         return;
       }
       res.setHeader(COUNT_SOURCE_HEADER, 'estimate');
-      sendJson(res, { input_tokens: estimator(body).inputTokens });
+      sendJson(res, answer(estimator(body).inputTokens));
       return;
     }
     const agent = agentCallOf(req, model);
@@ -52,7 +57,7 @@ export function countTokens({ estimator = defaultEstimator }: CountTokensOptions
     startCall(ctx, res, next, adapter.name, async (call) => {
       const inputTokens = await count.call(adapter, request, call);
       res.setHeader(COUNT_SOURCE_HEADER, 'upstream');
-      sendJson(res, { input_tokens: inputTokens });
+      sendJson(res, answer(inputTokens));
     }, agent);
   };
 }

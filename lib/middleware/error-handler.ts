@@ -2,14 +2,15 @@
 import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
 import { toGatewayError } from '../errors';
-import { errorJson, type WireFormat } from '../wire/error-wire';
+import { errorAnswer, type WireFormat } from '../wire/error-wire';
 import { bodyParserError } from './json-body';
 import { newRequestId } from './request-id';
 
 /** Options of errorHandler(). */
 export interface ErrorHandlerOptions {
   /**
-   * `'openai'` answers `{"error":{"message","type","code","param"}}` (the chat-completions route).
+   * `'openai'` answers `{"error":{"message","type","code","param"}}` in OpenAI's terms (the
+   * chat-completions and Responses routes; an exhausted balance is 429 `insufficient_quota`).
    * Default: the format requestId() gave the request, else `'anthropic'`.
    */
   format?: WireFormat;
@@ -37,9 +38,9 @@ export function errorHandler({ format }: ErrorHandlerOptions = {}): ErrorRequest
     }
     const requestId = ctx?.requestId ?? newRequestId();
     if (!ctx) res.setHeader('request-id', requestId);
-    const retry = error.status >= 500 || error.status === 429;
-    res.setHeader('x-should-retry', String(retry));
+    const answer = errorAnswer(format ?? ctx?.wireFormat ?? 'anthropic', error, requestId);
+    res.setHeader('x-should-retry', String(answer.retry));
     if (error.retryAfter !== undefined) res.setHeader('retry-after', String(error.retryAfter));
-    sendJson(res, errorJson(format ?? ctx?.wireFormat ?? 'anthropic', error.code, error.message, requestId), error.status);
+    sendJson(res, answer.body, answer.status);
   };
 }

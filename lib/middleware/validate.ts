@@ -17,8 +17,6 @@ export type BodyKind = 'messages' | 'rerank' | 'chat' | 'count_tokens';
 
 const KINDS: readonly BodyKind[] = ['messages', 'rerank', 'chat', 'count_tokens'];
 
-/** Output bound of a chat request that names none (capped by the model's `maxOutputTokens`). */
-export const DEFAULT_MAX_TOKENS = 4096;
 
 /** Options of validate(). */
 export interface ValidateOptions {
@@ -43,7 +41,7 @@ const SWITCH = '; an operator accepts it by marking the model agentReady: true';
  * agent-ready model's body is checked against the agent profile (for chat: tools, tool messages,
  * images, PDFs, reasoning). A chat body is then translated into a Messages body (the rest of the
  * pipeline and every adapter see Messages). Last, the output bound: a chat body without one gets the
- * model's `maxOutputTokens` (at most DEFAULT_MAX_TOKENS); a `max_tokens` over `maxOutputTokens` is
+ * model's `maxOutputTokens` (DEFAULT_MAX_TOKENS for a model without one); a `max_tokens` over `maxOutputTokens` is
  * refused, or lowered to it where the model says `clampMaxTokens` (noted in the log's `detail`).
  * Records `stream` and the caller's user tag in the context.
  */
@@ -108,7 +106,7 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
 
 /**
  * The output bound of an llm body, once it is valid: a chat body without one gets the model's
- * (at most DEFAULT_MAX_TOKENS); one over the model's `maxOutputTokens` is refused (the vendor's
+ * default (its profile's `defaultMaxTokens`); one over the model's `maxOutputTokens` is refused (the vendor's
  * wording) or, where the model says `clampMaxTokens`, lowered to it and noted in the log's detail,
  * a thinking budget at or over it lowered to one less (what Claude Code itself sends when told
  * the lower bound by CLAUDE_CODE_MAX_OUTPUT_TOKENS).
@@ -117,7 +115,7 @@ function boundOutput(body: { max_tokens?: unknown; thinking?: unknown }, model: 
   const cap = model?.maxOutputTokens;
   const asked = body.max_tokens;
   if (asked === undefined) {
-    if (fillIn) body.max_tokens = Math.min(DEFAULT_MAX_TOKENS, cap ?? DEFAULT_MAX_TOKENS);
+    if (fillIn) body.max_tokens = (model ? profileOf(model) : V1_PROFILE).defaultMaxTokens;
     return undefined;
   }
   if (cap === undefined || typeof asked !== 'number' || asked <= cap) return undefined;

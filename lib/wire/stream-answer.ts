@@ -10,8 +10,8 @@ import { SseWriter } from './sse-writer';
 export interface StreamFormat<T extends { type: string } = StreamEvent> {
   framesOf(events: readonly T[]): string;
   errorFrame(code: ErrorCode, message: string): string;
-  /** Written after `keepAliveMs` without a write: Messages' `ping` event, or an SSE comment for chat. */
-  keepAlive: string;
+  /** Written after `keepAliveMs` without a write: Messages' `ping` event, an SSE comment for chat, or (a function) an event made then. */
+  keepAlive: string | (() => string);
 }
 
 /**
@@ -38,7 +38,7 @@ export async function streamAnswer<T extends { type: string }>(
   const idle = new KeepAlive(keepAliveMs, () => {
     if (writer.closed || res.writableNeedDrain) return;
     open();
-    void writer.write(format.keepAlive);
+    void writer.write(typeof format.keepAlive === 'string' ? format.keepAlive : format.keepAlive());
   });
   try {
     let next = await events.next();
@@ -47,8 +47,10 @@ export async function streamAnswer<T extends { type: string }>(
     while (!next.done) {
       const items: readonly T[] = Array.isArray(next.value) ? next.value : [next.value as T];
       const stop = items.findIndex((e) => e.type === 'message_stop');
-      const pending = writer.write(format.framesOf(stop < 0 ? items : items.slice(0, stop + 1)), stop >= 0);
-      idle.wrote();
+      const text = format.framesOf(stop < 0 ? items : items.slice(0, stop + 1));
+      const pending = writer.write(text, stop >= 0);
+      if (text !== '') idle.wrote(); // events with nothing to say in the format (an upstream's ping) are no write
+
       ctx.answered = writer.completed;
       if (pending) await pending;
       if (writer.closed) break;

@@ -11,7 +11,7 @@ export const title = 'Requests';
 
 const PAGE_SIZE = 50;
 const BILLING = ['billed', 'needs_review', 'not_billed', 'waived'];
-const ENDPOINTS = ['messages', 'chat_completions', 'count_tokens', 'rerank', 'models'];
+const ENDPOINTS = ['messages', 'chat_completions', 'responses', 'count_tokens', 'responses_input_tokens', 'rerank', 'models'];
 
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {

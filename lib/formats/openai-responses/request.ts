@@ -1,0 +1,104 @@
+/** Responses request → Messages request, with the plan its answer is written by (tool names, what to include, what to echo). */
+import type { UpstreamFormat } from '../../billing/figures';
+import type { MessagesRequest } from '../../messages/request';
+import { refused } from './errors';
+import { conversationOf, hoistedTools, itemsOf } from './input';
+import { outputAndThinking } from './reasoning';
+import { messagesToolChoice, messagesTools, ToolNames, type PlacedTool } from './tools';
+import type { ResponsesRequest } from './types';
+
+/** Between the system prompt's parts: `instructions`, then each leading system or developer message. */
+export const SYSTEM_JOIN = '\n\n';
+
+/** What the translation needs to know of the model: its upstream's format (web search, files by URL) and output bounds. */
+export interface Target {
+  format: UpstreamFormat | undefined;
+  /** The model's largest output bound, if it has one. */
+  maxOutputTokens?: number;
+  /** The output bound of a request that names none. */
+  defaultMaxTokens: number;
+}
+
+/** What the answer is written by: the caller's tool names, whether reasoning is returned whole or summarised, the fields a response echoes. */
+export interface ResponsesPlan {
+  readonly names: ToolNames;
+  /** `include` asked for `reasoning.encrypted_content`. */
+  readonly encrypted: boolean;
+  /** `reasoning.summary` asked for a summary: the thinking's text is returned as one. */
+  readonly summary: boolean;
+  /** The request's fields every response object repeats (instructions, tools, tool_choice…). */
+  readonly echo: Readonly<Record<string, unknown>>;
+}
+
+/** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */
+export type ResponsesAsMessages = { [K in keyof MessagesRequest as K extends 'max_tokens' ? never : K]: MessagesRequest[K] } & { max_tokens?: number };
+
+/** The echoed fields: what the request set, else the defaults OpenAI answers with. Nothing is stored, so `store` is false. */
+function echoOf(body: ResponsesRequest): Record<string, unknown> {
+  return {
+    instructions: body.instructions ?? null, tools: body.tools ?? [], tool_choice: body.tool_choice ?? 'auto',
+    parallel_tool_calls: body.parallel_tool_calls ?? true, temperature: body.temperature ?? null, top_p: body.top_p ?? null,
+    max_output_tokens: body.max_output_tokens ?? null, metadata: body.metadata ?? {},
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? body.reasoning?.generate_summary ?? null },
+    text: { format: body.text?.format ?? { type: 'text' }, ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}) },
+    truncation: 'disabled', store: false, background: false, previous_response_id: null, service_tier: 'default',
+    prompt_cache_key: body.prompt_cache_key ?? null, ...(typeof body.user === 'string' ? { user: body.user } : {}),
+    ...(typeof body.safety_identifier === 'string' ? { safety_identifier: body.safety_identifier } : {}),
+  };
+}
+
+/** Structured output: `json_schema` as Messages' `output_config.format`; plain text needs nothing. */
+function outputConfig(format: NonNullable<NonNullable<ResponsesRequest['text']>['format']>): MessagesRequest['output_config'] {
+  if (format.type === 'text') return undefined;
+  if (format.type !== 'json_schema' || typeof format.schema !== 'object' || format.schema === null) {
+    throw refused('text.format.type', 'the Messages format takes structured output as "json_schema" with a schema');
+  }
+  return { format: { type: 'json_schema', schema: format.schema } };
+}
+
+/**
+ * The Messages request for a Responses request: `instructions` and the leading system and
+ * developer messages as `system`; the items as turns (lib/formats/openai-responses/input.ts); the
+ * tools and tool choice (tools.ts); the effort as a thinking budget (not for OpenAI-format
+ * upstreams, which take no thinking); `max_output_tokens` as the
+ * output bound (none given: the target's default); `text.format` as structured output; `user`
+ * (or `safety_identifier`) as the upstream's user tag. With `count`, only what a token count reads (model, system, messages,
+ * tools, tool choice, thinking). `dropped` lists what was left out (built-in tools, items of tools
+ * the gateway cannot run, foreign reasoning): the request log records it.
+ */
+export function messagesFromResponses(body: ResponsesRequest, target: Target, count = false): { request: ResponsesAsMessages; plan: ResponsesPlan; dropped: string[] } {
+  const dropped: string[] = [];
+  const names = new ToolNames();
+  const items = itemsOf(body.input);
+  const placed: PlacedTool[] = (body.tools ?? []).map((tool, i) => ({ tool, path: `tools.${i}` }));
+  const tools = messagesTools([...placed, ...hoistedTools(items)], target.format, names, dropped);
+  const choice = messagesToolChoice(body.tool_choice, body.parallel_tool_calls, tools, names, dropped);
+  const { system, messages } = conversationOf(items, { names, format: target.format, dropped });
+  if (messages.length === 0) throw refused('input', 'holds no user or assistant item to answer');
+  if (typeof body.instructions === 'string' && body.instructions !== '') system.unshift(body.instructions);
+  const request: ResponsesAsMessages = { model: body.model, messages };
+  // OpenAI-format upstreams take no thinking (the chat translation drops it): the effort buys nothing there.
+  const effort = target.format === 'openai' ? undefined : body.reasoning?.effort;
+  const { maxTokens, thinking } = outputAndThinking(effort, body.max_output_tokens ?? undefined, target);
+  if (!count) request.max_tokens = maxTokens ?? target.defaultMaxTokens;
+  if (system.length > 0) request.system = system.join(SYSTEM_JOIN);
+  if (tools.length > 0) {
+    request.tools = tools;
+    if (choice) request.tool_choice = choice;
+  }
+  if (thinking) request.thinking = thinking;
+  if (!count) {
+    if (body.temperature !== undefined && body.temperature !== null) request.temperature = body.temperature;
+    if (body.top_p !== undefined && body.top_p !== null) request.top_p = body.top_p;
+    const user = body.user ?? body.safety_identifier;
+    if (typeof user === 'string' && user !== '') request.metadata = { user_id: user };
+    const config = body.text?.format ? outputConfig(body.text.format) : undefined;
+    if (config) request.output_config = config;
+    if (body.stream === true) request.stream = true;
+  }
+  const summary = body.reasoning?.summary ?? body.reasoning?.generate_summary;
+  const plan: ResponsesPlan = {
+    names, encrypted: (body.include ?? []).includes('reasoning.encrypted_content'), summary: typeof summary === 'string', echo: echoOf(body),
+  };
+  return { request, plan, dropped };
+}

@@ -1,0 +1,40 @@
+/** The response object: one id from `response.created` to the final event, the request's fields echoed, the status of a stop reason. */
+import type { MessageUsage, StopReason } from '../../messages/request';
+import type { ResponsesPlan } from './request';
+import type { OutputItem, ResponseObject, ResponseStatus } from './types';
+import { responsesUsage } from './usage';
+
+/** Stop reasons that end a response `incomplete`, and the reason given; every other one completes it. */
+const INCOMPLETE: ReadonlyMap<string, 'max_output_tokens' | 'content_filter'> = new Map([
+  ['max_tokens', 'max_output_tokens'], ['model_context_window_exceeded', 'max_output_tokens'], ['refusal', 'content_filter'],
+]);
+
+/** Whether an answer that stopped for `reason` is incomplete (cut by the output bound or a filter). */
+export const isIncomplete = (reason: StopReason | null | undefined): boolean => typeof reason === 'string' && INCOMPLETE.has(reason);
+
+/** The response objects of one request: every one carries the same id, creation time, model and echoed fields. */
+export class ResponseEnvelope {
+  constructor(
+    readonly plan: ResponsesPlan,
+    readonly id: string,
+    /** The public model name. */
+    readonly model: string,
+    /** Epoch seconds. */
+    readonly createdAt: number,
+  ) {}
+
+  /** The response in `status`, with its output and usage so far (none while in progress), and any field that overrides. */
+  object(status: ResponseStatus, output: OutputItem[], usage: Partial<MessageUsage> | undefined, extra: Partial<ResponseObject> = {}): ResponseObject {
+    return {
+      id: this.id, object: 'response', created_at: this.createdAt, status, completed_at: null, error: null, incomplete_details: null,
+      model: this.model, output, usage: usage === undefined ? null : responsesUsage(usage), ...this.plan.echo, ...extra,
+    };
+  }
+
+  /** The final response of an answer that stopped for `reason`: completed, or incomplete with why. */
+  final(reason: StopReason | null | undefined, output: OutputItem[], usage: Partial<MessageUsage> | undefined): ResponseObject {
+    const why = typeof reason === 'string' ? INCOMPLETE.get(reason) : undefined;
+    if (why) return this.object('incomplete', output, usage ?? {}, { incomplete_details: { reason: why } });
+    return this.object('completed', output, usage ?? {}, { completed_at: Math.floor(Date.now() / 1000) });
+  }
+}
