@@ -17,7 +17,11 @@ export const configSchema = {
   properties: {
     server: {
       type: 'object', additionalProperties: false,
-      properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 } },
+      properties: {
+        host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 },
+        // Express's "trust proxy": off, every proxy, a hop count, or the proxies' addresses / CIDRs / names (loopback…).
+        trustProxy: { type: ['boolean', 'integer', 'array'], minimum: 0, items: { type: 'string', minLength: 1 } },
+      },
     },
     store: {
       type: 'object', additionalProperties: false, required: ['type'],
@@ -64,7 +68,8 @@ export const configSchema = {
       },
     },
     metrics: mount,
-    health: { type: 'object', additionalProperties: false, properties: { live: path, ready: path, port } },
+    // On by default; false turns the checks off.
+    health: { type: ['object', 'boolean'], additionalProperties: false, properties: { live: path, ready: path, port } },
     logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
   },
 } as const;
