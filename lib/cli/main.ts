@@ -22,12 +22,17 @@ function refuseMemoryStore(config: GatewayConfig, command: string): void {
     + `Change a running memory gateway through ${api}, or use a postgres store (store: { type: postgres })`);
 }
 
-/** Serves until SIGTERM or SIGINT (or npm's shell ends), then drains (a second signal ends the process at once). */
+/**
+ * Serves until SIGTERM or SIGINT (or npm's shell ends), then drains (a second signal ends the
+ * process at once). The signals are taken before the start: one sent as the banner appears drains too.
+ */
 async function serveUntilSignal(configFile: string | undefined, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
-  const running = await serve(configFile, env, print);
-  await new Promise<void>((resolve, reject) => {
-    onStop(env, print, () => { running.stop().then(resolve, reject); });
-  });
+  let stopNow = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => { stopNow = resolve; });
+  const release = onStop(env, print, () => stopNow());
+  const running = await serve(configFile, env, print).catch((err: unknown) => { release(); throw err; });
+  await stopped;
+  await running.stop();
   print('stopped');
 }
 
