@@ -4,7 +4,7 @@
  * One clone serves both commands (about 20 s and 260 MB of node_modules, removed after).
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { UPSTREAM_KEY, type GatedFake } from '../helpers/fake-server';
 const run = promisify(execFile);
 const root = path.join(__dirname, '..', '..');
 const clone = mkdtempSync(path.join(os.tmpdir(), 'mgw-clone-'));
+const host = mkdtempSync(path.join(os.tmpdir(), 'mgw-host-'));
 let upstream: GatedFake;
 
 /** A user's environment: none of the npm run that started jest, none of this checkout's node_modules/.bin. */
@@ -27,9 +28,9 @@ const userEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   return env;
 };
 
-/** Starts a shell command in the clone, in a process group of its own (npm starts children). */
-function startInClone(command: string, env: NodeJS.ProcessEnv): Running {
-  return watch(spawn('bash', ['-c', command], { cwd: clone, env, detached: true }));
+/** Starts a shell command in the clone (or `cwd`), in a process group of its own (npm starts children). */
+function startInClone(command: string, env: NodeJS.ProcessEnv, cwd = clone): Running {
+  return watch(spawn('bash', ['-c', command], { cwd, env, detached: true }));
 }
 async function end(running: Running): Promise<void> {
   if (running.child.exitCode === null && running.child.signalCode === null) process.kill(-(running.child.pid as number), 'SIGTERM');
@@ -45,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await upstream.close();
   rmSync(clone, { recursive: true, force: true });
+  rmSync(host, { recursive: true, force: true });
 });
 
 it('`npm start` serves the demo; the curl line it prints, run as printed, gets an answer', async () => {
@@ -71,3 +73,25 @@ it('`ANTHROPIC_API_KEY=… npx model-gateway serve` starts zero-config; the bann
     await end(gateway);
   }
 }, 60_000);
+
+it('SIGTERM to the process `npx model-gateway serve` started, in an app that depends on the package, drains the gateway and leaves no process behind', async () => {
+  writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host-app', private: true, dependencies: { 'model-gateway': `file:${clone}` } }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--offline'], { cwd: host, env: userEnv() });
+  // npx as the README writes it, as a process manager starts it: no shell of ours between (npx's pid is the one signalled).
+  const npx = watch(spawn('npx', ['model-gateway', 'serve'], { cwd: host, env: userEnv({ ANTHROPIC_API_KEY: UPSTREAM_KEY, ANTHROPIC_BASE_URL: upstream.url }), detached: true }));
+  const group = npx.child.pid as number;
+  const gone = new Promise<void>((resolve) => { npx.child.once('close', () => resolve()); }); // every process holding its output ended
+  try {
+    const url = (await npx.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    await npx.waitFor(/Paste these lines/);
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    process.kill(group, 'SIGTERM'); // npx's own process only, as `docker stop` or a process manager sends it
+    const bound = new Promise<string>((resolve) => { setTimeout(() => resolve('still running'), 30_000).unref(); });
+    expect(await Promise.race([gone.then(() => 'ended'), bound])).toBe('ended');
+    expect(npx.out()).toMatch(/draining: new requests get 529[\s\S]*\nstopped\n/);
+    await expect(fetch(`${url}/livez`)).rejects.toThrow(); // the port is closed
+    expect(() => process.kill(-group, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' })); // no orphan left in npx's group
+  } finally {
+    try { process.kill(-group, 'SIGKILL'); } catch { /* none left */ }
+  }
+}, 120_000);
