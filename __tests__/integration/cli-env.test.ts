@@ -1,6 +1,8 @@
 /** Environment references in the config: typed by the schema where it wants a number, a flag or a list; defaults; every unset variable named at once. */
-import { writeFileSync } from 'node:fs';
+import Ajv from 'ajv';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { processEnv, runBinaryAsync, startBinary } from '../helpers/binary';
 import { tempDirs } from '../helpers/local';
 
@@ -79,4 +81,13 @@ it('with --config, PORT applies only where the file asks for it: a port written 
   } finally {
     expect(await gw.stop()).toBe(0);
   }
+});
+
+it('the schema written for editors takes a reference where it wants a number, so the sample config shows no error there', () => {
+  const root = path.join(__dirname, '..', '..');
+  const check = new Ajv({ strict: false, allowUnionTypes: true }).compile(JSON.parse(readFileSync(path.join(root, 'dist', 'cli', 'config.schema.json'), 'utf8')) as object);
+  const sample = parse(readFileSync(path.join(root, 'examples', 'gateway.yaml'), 'utf8')) as { server: Record<string, unknown> };
+  expect(sample.server.port).toBe('${PORT:-8787}');
+  expect([check(sample), check.errors]).toEqual([true, null]);
+  expect(check({ ...sample, server: { port: 'abc' } })).toBe(false);
 });

@@ -73,3 +73,17 @@ export const configSchema = {
     logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
   },
 } as const;
+
+/** A reference an editor meets where the schema wants another type (`port: ${PORT:-8787}`): serve types it (env.ts). */
+const reference = { type: 'string', pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}' };
+
+/** The schema for editors (dist/cli/config.schema.json): a value that is not text may also be an environment reference. */
+export function editorSchema(node: object = configSchema): object {
+  const { properties, additionalProperties, items, type } = node as { properties?: Record<string, object>; additionalProperties?: unknown; items?: object; type?: unknown };
+  const copy: Record<string, unknown> = { ...node };
+  if (properties) copy.properties = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, editorSchema(value)]));
+  if (additionalProperties && typeof additionalProperties === 'object') copy.additionalProperties = editorSchema(additionalProperties);
+  if (items) copy.items = editorSchema(items);
+  const types = Array.isArray(type) ? type : [type];
+  return type !== undefined && !types.includes('string') && !types.includes('object') ? { anyOf: [copy, reference] } : copy;
+}
