@@ -69,7 +69,7 @@ export function substitute(value: unknown, schema: object, env: NodeJS.ProcessEn
       const names: string[] = [];
       const filled = v.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
         names.push(name);
-        const found = env[name];
+        const found = Object.hasOwn(env, name) ? env[name] : undefined; // `${constructor}` is no variable
         if (found !== undefined && (found !== '' || fallback === undefined)) return found;
         if (fallback !== undefined) return fallback;
         missing.push([name, at]);

@@ -15,7 +15,7 @@ export type Print = (line: string) => void;
 /** The setting that chose a port: PORT for a zero-config start, else the config keys set to it. */
 function portSetting(config: GatewayConfig, port: number, zero: boolean): string {
   if (zero) return 'PORT';
-  if (port === (config.server?.port ?? DEFAULT_PORT)) return 'server.port (`port: ${PORT:-8787}` takes PORT)';
+  if (port === (config.server?.port ?? DEFAULT_PORT)) return `server.port (\`port: \${PORT:-${DEFAULT_PORT}}\` takes PORT)`;
   const keys = [['admin.port', config.admin?.port], ['metrics.port', config.metrics?.port], ['health.port', typeof config.health === 'object' ? config.health.port : undefined]]
     .filter(([, p]) => p === port).map(([key]) => key);
   return keys.join(' / ');
@@ -93,6 +93,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
       const next = loadConfig(configFile, env);
       gateway.reload(next);
       print(`reloaded ${configFile}: models ${describeModels(next)}`);
+      for (const line of upstreamLines(gateway.endpoints())) print(line);
     } catch (err) {
       print(`reload refused, the old config keeps serving: ${err instanceof Error ? err.message : String(err)}`);
     }
