@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const adminToken = process.env.ADMIN_TOKEN;
   if (adminToken) operatorApp.use('/admin', createAdminRouter({ store, models: router.models, tokens: [{ name: 'operator', token: adminToken, access: 'write' }] }));
   const publicServer = publicApp.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
-    const operatorServer = operatorApp.listen(Number(process.env.OPERATOR_PORT ?? 9464), '127.0.0.1', () => {
+    const operatorServer = operatorApp.listen(Number(process.env.OPERATOR_PORT ?? 8788), '127.0.0.1', () => {
       const port = (s: typeof publicServer): number => (s.address() as { port: number }).port;
       process.send?.({ port: port(publicServer), operatorPort: port(operatorServer) });
       console.log(JSON.stringify({ level: 'info', msg: 'listening', port: port(publicServer), operatorPort: port(operatorServer), store: pool ? 'postgres' : 'memory' }));

@@ -16,5 +16,5 @@ try {
 require('./esm-wrapper');
 fs.cpSync(path.join(root, 'lib', 'stores', 'sql'), path.join(dist, 'stores', 'sql'), { recursive: true });
 fs.cpSync(path.join(root, 'lib', 'admin', 'dashboard', 'public'), path.join(dist, 'admin', 'dashboard', 'public'), { recursive: true, filter: (f) => !f.endsWith('.d.ts') });
-const { configSchema } = require(path.join(dist, 'cli', 'config-schema.js'));
-fs.writeFileSync(path.join(dist, 'cli', 'config.schema.json'), JSON.stringify(configSchema, null, 2));
+const { editorSchema } = require(path.join(dist, 'cli', 'config-schema.js'));
+fs.writeFileSync(path.join(dist, 'cli', 'config.schema.json'), JSON.stringify(editorSchema(), null, 2));

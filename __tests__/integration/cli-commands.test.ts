@@ -69,3 +69,39 @@ it('only serve and migrate change the schema: the other commands refuse one not 
     await pool.end();
   }
 }, 60_000);
+
+it('store commands on a memory-store config are refused (exit 2), naming the admin API and the dashboard; migrate has nothing to do', () => {
+  const memory = path.join(dir, 'memory.yaml');
+  writeFileSync(memory, `${config('unused').replace(/^store:.*$/m, '')}admin: { tokens: [{ name: ops, token: memory-admin-token-0123, access: write }] }\n`);
+  for (const args of [['keys', 'create', 'alice'], ['keys', 'list'], ['keys', 'revoke', 'key_0'], ['credit', 'alice', '5', '--idempotency-key', 'k'], ['reviews', 'list']]) {
+    const out = cli(...args, '--config', memory);
+    expect(out).toMatchObject({ code: 2, out: '' });
+    expect(out.err).toBe(`model-gateway: ${args.slice(0, 2).join(' ')}: the config's store is memory, which only the running gateway holds: this command would use a new, empty store that gateway never sees. `
+      + 'Change a running memory gateway through its admin API (/admin/keys, /admin/accounts/<caller>/credits, /admin/reviews) or its dashboard (/admin/dashboard/), or use a postgres store (store: { type: postgres })\n');
+  }
+  expect(cli('migrate', '--config', memory)).toMatchObject({ code: 0, out: 'memory store: nothing to migrate\n' });
+});
+
+it('errors are one line naming what and the fix; the usage follows only a usage mistake, and only its command\'s', () => {
+  expect(cli('migrate', '--config', file).code).toBe(0);
+  const oneLine = (args: string[], message: string): void => {
+    expect(cli(...args, '--config', file)).toEqual({ code: 2, out: '', err: `model-gateway: ${message}\n` });
+  };
+  oneLine(['keys', 'disable', 'key_nope'], 'keyId: no key key_nope; `model-gateway keys list` shows the key ids');
+  oneLine(['keys', 'rotate', 'key_nope'], 'keyId: no key key_nope; `model-gateway keys list` shows the key ids');
+  oneLine(['credit', 'nobody', '5', '--idempotency-key', 'k'], 'callerId: no account "nobody"; check the id, create a key for the caller, or pass --create-account to open one.');
+  oneLine(['keys', 'create', 'alice', '--models', 'opus'], 'models.0: "opus" is not in the catalog (known: claude); a key\'s --models names models of the config');
+  oneLine(['reviews', 'resolve', 'req_nope', '--waive', '--reason', 'r'], 'requestId: no review for req_nope');
+
+  const usage = cli('credit', 'alice', '5', '--config', file);
+  expect(usage).toMatchObject({ code: 2, out: '' });
+  expect(usage.err).toBe('model-gateway: --idempotency-key is required (the same key never moves money twice)\n'
+    + 'usage: model-gateway credit <caller> <amount> --idempotency-key <key> [--create-account]\n(model-gateway --help for every command)\n');
+  expect(cli('keys', 'rotate', 'key_x', '--grace-seconds', 'soon', '--config', file).err).toMatch(/^model-gateway: --grace-seconds must be a whole number of seconds, 0 or more\nusage: model-gateway keys create/);
+});
+
+it('Redis out of reach: serve exits 1 with one line, the socket\'s own error and the fix, and no ioredis stack', () => {
+  const redis = path.join(dir, 'redis.yaml');
+  writeFileSync(redis, `${config('unused').replace(/^store:.*$/m, '')}redis: { url: "redis://127.0.0.1:9" }\nserver: { port: 0 }\n`);
+  expect(cli('serve', '--config', redis)).toEqual({ code: 1, out: '', err: 'model-gateway: redis.url: Redis could not be reached: connect ECONNREFUSED 127.0.0.1:9; check redis.url and that Redis is running\n' });
+});

@@ -48,8 +48,8 @@ const ask = (url: string, key: string): Promise<Response> => fetch(`${url}/v1/me
   body: JSON.stringify({ model: 'gated', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
 });
 
-it('SIGTERM: the ports stay open while a stream finishes (new requests 529, /readyz 503 draining, /livez 200), then exit 0', async () => {
-  const { gw, url, ops } = await serve('drain', 'server: { port: 0, drainGraceMs: 600000 }\nhealth: {}\nmetrics: {}');
+it('SIGTERM: the ports stay open while a stream finishes (new requests 529, /readyz 503 draining, /livez 200: health is on with no health section), then exit 0', async () => {
+  const { gw, url, ops } = await serve('drain', 'server: { port: 0, drainGraceMs: 600000 }\nmetrics: {}');
   try {
     const key = await keyFor(ops);
     const open = await ask(url, key);
@@ -80,6 +80,18 @@ it('SIGTERM: the ports stay open while a stream finishes (new requests 529, /rea
   } finally {
     upstream.openGates();
     await gw.stop();
+  }
+});
+
+it('health: false turns the checks off (404 on the public port); health: true is the default', async () => {
+  for (const [health, status] of [['false', 404], ['true', 200]] as const) {
+    const { gw, url } = await serve(`health-${health}`, `server: { port: 0 }\nhealth: ${health}`);
+    try {
+      expect([health, (await fetch(`${url}/livez`)).status, (await fetch(`${url}/readyz`)).status]).toEqual([health, status, status]);
+      expect(gw.out().includes('health /livez /readyz')).toBe(status === 200);
+    } finally {
+      expect(await gw.stop()).toBe(0);
+    }
   }
 });
 

@@ -129,7 +129,7 @@ it('the sample config validates as shipped and starts (its ports set to 0 here)'
   const sampleEnv = { OPENAI_BASE_URL: upstream.url, OPENAI_API_KEY: 'sk-o', COHERE_BASE_URL: upstream.url, COHERE_API_KEY: 'sk-c', ADMIN_READ_TOKEN: 'cli-read-token-0123456789' };
   expect(cli(['validate', '--config', sample], sampleEnv)).toMatchObject({ code: 0, out: expect.stringContaining('valid (4 models)') });
   const copy = path.join(dir, 'sample.yaml');
-  writeFileSync(copy, readFileSync(sample, 'utf8').replace(/port: \d+/g, 'port: 0').replace('schema: model_gateway', `schema: ${schema}`));
+  writeFileSync(copy, readFileSync(sample, 'utf8').replace(/port: (\d+|\$\{PORT:-\d+\})/g, 'port: 0').replace('schema: model_gateway', `schema: ${schema}`));
   const gw = start(['--config', copy], sampleEnv);
   try {
     await gw.waitFor(/mounts: .*admin API \/admin on :0, metrics \/metrics on :0, health \/livez \/readyz on :0/);

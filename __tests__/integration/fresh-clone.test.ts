@@ -4,7 +4,7 @@
  * One clone serves both commands (about 20 s and 260 MB of node_modules, removed after).
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -21,6 +21,7 @@ const run = promisify(execFile);
 const START_BOUND_MS = 150_000;
 const root = path.join(__dirname, '..', '..');
 const clone = mkdtempSync(path.join(os.tmpdir(), 'mgw-clone-'));
+const host = mkdtempSync(path.join(os.tmpdir(), 'mgw-host-'));
 let upstream: GatedFake;
 
 /** A user's environment: none of the npm run that started jest, none of this checkout's node_modules/.bin. */
@@ -33,9 +34,14 @@ const userEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   return env;
 };
 
-/** Starts a shell command in the clone, in a process group of its own (npm starts children). */
-function startInClone(command: string, env: NodeJS.ProcessEnv): Running {
-  return watch(spawn('bash', ['-c', command], { cwd: clone, env, detached: true }));
+/** The processes of a process group still running (not exited and waiting to be reaped): their command lines. */
+const living = (group: number): string[] => execFileSync('ps', ['-eo', 'pgid=,stat=,args='], { encoding: 'utf8' }).split('\n')
+  .map((line) => /^\s*(\d+)\s+(\S+)\s+(.*)$/.exec(line)).filter((m): m is RegExpExecArray => m !== null && Number(m[1]) === group && !m[2]?.startsWith('Z'))
+  .map((m) => m[3] as string);
+
+/** Starts a shell command in the clone (or `cwd`), in a process group of its own (npm starts children). */
+function startInClone(command: string, env: NodeJS.ProcessEnv, cwd = clone): Running {
+  return watch(spawn('bash', ['-c', command], { cwd, env, detached: true }));
 }
 async function end(running: Running): Promise<void> {
   if (running.child.exitCode === null && running.child.signalCode === null) process.kill(-(running.child.pid as number), 'SIGTERM');
@@ -51,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await upstream.close();
   rmSync(clone, { recursive: true, force: true });
+  rmSync(host, { recursive: true, force: true });
 });
 
 it('`npm start` serves the demo; the curl line it prints, run as printed, gets an answer', async () => {
@@ -77,3 +84,25 @@ it('`ANTHROPIC_API_KEY=… npx model-gateway serve` starts zero-config; the bann
     await end(gateway);
   }
 }, START_BOUND_MS + 30_000);
+
+it('SIGTERM to the process `npx model-gateway serve` started, in an app that depends on the package, drains the gateway and leaves no process behind', async () => {
+  writeFileSync(path.join(host, 'package.json'), JSON.stringify({ name: 'host-app', private: true, dependencies: { 'model-gateway': `file:${clone}` } }));
+  await run('npm', ['install', '--no-audit', '--no-fund', '--offline'], { cwd: host, env: userEnv() });
+  // npx as the README writes it, as a process manager starts it: no shell of ours between (npx's pid is the one signalled).
+  const npx = watch(spawn('npx', ['model-gateway', 'serve'], { cwd: host, env: userEnv({ ANTHROPIC_API_KEY: UPSTREAM_KEY, ANTHROPIC_BASE_URL: upstream.url }), detached: true }));
+  const group = npx.child.pid as number;
+  const gone = new Promise<void>((resolve) => { npx.child.once('close', () => resolve()); }); // every process holding its output ended
+  try {
+    const url = (await npx.waitFor(/serving on (http:\/\/127\.0\.0\.1:\d+)/, START_BOUND_MS))[1] as string;
+    await npx.waitFor(/Paste these lines/);
+    expect((await fetch(`${url}/livez`)).status).toBe(200);
+    process.kill(group, 'SIGTERM'); // npx's own process only, as `docker stop` or a process manager sends it
+    const bound = new Promise<string>((resolve) => { setTimeout(() => resolve('still running'), 30_000).unref(); });
+    expect(await Promise.race([gone.then(() => 'ended'), bound])).toBe('ended');
+    expect(npx.out()).toMatch(/draining: new requests get 529[\s\S]*\nstopped\n/);
+    await expect(fetch(`${url}/livez`)).rejects.toThrow(); // the port is closed
+    expect(living(group)).toEqual([]); // no orphan left in npx's group (an exited one waiting to be reaped is not living)
+  } finally {
+    try { process.kill(-group, 'SIGKILL'); } catch { /* none left */ }
+  }
+}, START_BOUND_MS + 60_000);

@@ -11,7 +11,7 @@ import { pricingProblem, ratesOf } from '../../lib/billing/pricing';
 import { checkKnownOptions } from '../../lib/check-options';
 import { buildModels } from '../../lib/cli/build';
 import { ConfigError, parseConfig } from '../../lib/cli/config';
-import { parseCommandLine } from '../../lib/cli/main';
+import { parseCommandLine } from '../../lib/cli/usage';
 import { finishReasonOf, stopReasonOf } from '../../lib/openai-format/tables';
 import { toChatRequest } from '../../lib/openai-format/request-to-chat';
 import { nameRestorer } from '../../lib/openai-format/tool-names';
@@ -94,7 +94,7 @@ models:
   - { id: m, capability: llm, upstream: ${JSON.stringify(upstream)}, pricing: { input: 1 } }
 `;
     for (const env of [{}, process.env]) {
-      expect(() => parseConfig(config('a', 'a', `\${${name}}`), env)).toThrow(new ConfigError(`upstreams.a.apiKey: environment variable ${name} is not set; set it or write the value in the file`));
+      expect(() => parseConfig(config('a', 'a', `\${${name}}`), env)).toThrow(new ConfigError(`upstreams.a.apiKey: environment variable ${name} is not set; set it, give a default (\${${name}:-value}) or write the value in the file`));
     }
     const built = buildModels(parseConfig(config(name, name), {}));
     expect(built.models[0]?.upstream.name).toBe('anthropic');

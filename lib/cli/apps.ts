@@ -4,7 +4,10 @@ import { errorHandler } from '../middleware/error-handler';
 import { methodNotAllowed, notFound } from '../middleware/not-found';
 import type { HealthHandlers } from '../observe/health';
 import type { GatewayMetrics } from '../observe/metrics';
-import type { GatewayConfig } from './config';
+import { buildAt, type GatewayConfig } from './config';
+
+/** The public port when the config names none. */
+export const DEFAULT_PORT = 8787;
 
 /** The handlers a reload replaces together. */
 export interface Mounted {
@@ -26,17 +29,21 @@ const READ = ['GET', 'HEAD'];
  * swaps them all at once. Each app ends with notFound() and errorHandler(): an unknown path is a
  * 404 and a known path's wrong method a 405, in the standard shape with a request id.
  */
-export function layoutApps(config: GatewayConfig, options: { metrics: GatewayMetrics | undefined; health: boolean; current: () => Mounted }): Apps {
+export function layoutApps(config: GatewayConfig, options: { metrics: GatewayMetrics | undefined; current: () => Mounted }): Apps {
   const { metrics, current } = options;
-  const port = config.server?.port ?? 8787;
+  const port = config.server?.port ?? DEFAULT_PORT;
+  const trustProxy = config.server?.trustProxy ?? false;
   const apps = new Map<number, Express>();
   const appOn = (p: number | undefined): Express => {
     const at = p ?? port;
     let app = apps.get(at);
     if (!app) {
-      app = express();
-      app.disable('x-powered-by');
-      apps.set(at, app);
+      const made = express();
+      made.disable('x-powered-by');
+      // req.ip (the sign-in limit's key) and req.secure (the session cookie's Secure) read the proxy's headers only when trusted.
+      buildAt('server.trustProxy', () => made.set('trust proxy', trustProxy));
+      apps.set(at, made);
+      app = made;
     }
     return app;
   };
@@ -57,8 +64,8 @@ export function layoutApps(config: GatewayConfig, options: { metrics: GatewayMet
     appOn(config.metrics?.port).route(path).get(metrics.handler()).all(methodNotAllowed(READ));
     mounts.push(`metrics ${path}${on(config.metrics?.port)}`);
   }
-  if (options.health) {
-    const { live = '/livez', ready = '/readyz', port: at } = config.health ?? {};
+  if (config.health !== false) {
+    const { live = '/livez', ready = '/readyz', port: at } = config.health === true || config.health === undefined ? {} : config.health;
     const app = appOn(at);
     app.route(live).get((req, res, next) => current().checks.live(req, res, next)).all(methodNotAllowed(READ));
     app.route(ready).get((req, res, next) => current().checks.ready(req, res, next)).all(methodNotAllowed(READ));

@@ -16,11 +16,15 @@ import { createMetrics } from '../observe/metrics';
 import { createGatewayRouter, type GatewayRouter } from '../router';
 import { layoutApps, type Mounted } from './apps';
 import { buildModels, createRedis, createStore, type ConfiguredStore } from './build';
+import { watchRedis } from './connect';
 import { buildAt, ConfigError, type GatewayConfig } from './config';
+import { upstreamEndpoints } from './summary';
 
 /** One config's routers; a reload builds the next one whole before it swaps. */
 interface Generation extends Mounted {
   router: GatewayRouter;
+  /** What each upstream calls, by config name (see upstreamEndpoints). */
+  endpoints: Record<string, string>;
 }
 
 /** A built gateway: what serve needs to connect, listen, reload and drain. */
@@ -31,6 +35,8 @@ export interface Gateway {
   apps: Map<number, Express>;
   /** What is mounted where (admin API, metrics, health), for the start-up summary. */
   mounts: string[];
+  /** The URL each upstream of the serving config calls, by config name, for the summary. */
+  endpoints(): Record<string, string>;
   /** Builds `next` and swaps it in (the old routers drain); throws a ConfigError, leaving the old one serving. */
   reload(next: GatewayConfig): void;
   /** Stops accepting (529) and waits for the requests in flight, up to `server.drainGraceMs`. */
@@ -49,6 +55,7 @@ const fixedPart = (c: GatewayConfig): string =>
 export async function assemble(config: GatewayConfig, print: (line: string) => void): Promise<Gateway> {
   const store = await createStore(config);
   const redis = await createRedis(config).catch(async (err: unknown) => { await store.close(); throw err; });
+  if (redis) watchRedis(redis, print);
   try {
     const metrics = config.metrics ? createMetrics() : undefined;
     const bodyLimit = config.server?.bodyLimit;
@@ -66,15 +73,16 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
       const dashboard = c.admin?.dashboard === false ? false : sessions;
       const currency = c.admin?.currency === undefined ? {} : { currency: c.admin.currency };
       const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard, ...currency })) : undefined;
-      return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }) };
+      return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }), endpoints: upstreamEndpoints(c, upstreams) };
     };
     let current = build(config);
     const retiring = new Set<Promise<void>>(); // routers a reload replaced, still finishing their requests
     const fixed = fixedPart(config);
     const grace = (): { graceMs?: number } => (config.server?.drainGraceMs !== undefined ? { graceMs: config.server.drainGraceMs } : {});
-    const { apps, mounts } = layoutApps(config, { metrics, health: config.health !== undefined, current: () => current });
+    const { apps, mounts } = layoutApps(config, { metrics, current: () => current });
     return {
       store, redis, apps, mounts,
+      endpoints: () => current.endpoints,
       reload(next) {
         if (fixedPart(next) !== fixed) throw new ConfigError('store, redis, server, mounts and ports change only with a restart');
         const old = current;

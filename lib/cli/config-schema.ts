@@ -17,7 +17,11 @@ export const configSchema = {
   properties: {
     server: {
       type: 'object', additionalProperties: false,
-      properties: { host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 } },
+      properties: {
+        host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 },
+        // Express's "trust proxy": off, every proxy, a hop count, or the proxies' addresses / CIDRs / names (loopback…).
+        trustProxy: { type: ['boolean', 'integer', 'array'], minimum: 0, items: { type: 'string', minLength: 1 } },
+      },
     },
     store: {
       type: 'object', additionalProperties: false, required: ['type'],
@@ -65,7 +69,22 @@ export const configSchema = {
       },
     },
     metrics: mount,
-    health: { type: 'object', additionalProperties: false, properties: { live: path, ready: path, port } },
+    // On by default; false turns the checks off.
+    health: { type: ['object', 'boolean'], additionalProperties: false, properties: { live: path, ready: path, port } },
     logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
   },
 } as const;
+
+/** A reference an editor meets where the schema wants another type (`port: ${PORT:-8787}`): serve types it (env.ts). */
+const reference = { type: 'string', pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}' };
+
+/** The schema for editors (dist/cli/config.schema.json): a value that is not text may also be an environment reference. */
+export function editorSchema(node: object = configSchema): object {
+  const { properties, additionalProperties, items, type } = node as { properties?: Record<string, object>; additionalProperties?: unknown; items?: object; type?: unknown };
+  const copy: Record<string, unknown> = { ...node };
+  if (properties) copy.properties = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, editorSchema(value)]));
+  if (additionalProperties && typeof additionalProperties === 'object') copy.additionalProperties = editorSchema(additionalProperties);
+  if (items) copy.items = editorSchema(items);
+  const types = Array.isArray(type) ? type : [type];
+  return type !== undefined && !types.includes('string') && !types.includes('object') ? { anyOf: [copy, reference] } : copy;
+}

@@ -1,16 +1,19 @@
-/** Reads the standalone config: YAML or JSON, `${VAR}` from the environment, checked against the published JSON Schema. */
+/** Reads the standalone config: YAML or JSON, `${VAR}` from the environment (env.ts), checked against the published JSON Schema. */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { ErrorObject } from 'ajv';
-import { ownEntry } from '../own';
 import { compileSchema } from '../schemas/ajv';
 import { configSchema } from './config-schema';
 import type { Pricing } from '../types';
 import type { UpstreamTimeouts } from '../upstreams/types';
+import { ConfigError, configPath } from './config-error';
+import { substitute } from './env';
+
+export { buildAt, ConfigError, configPath } from './config-error';
 
 /** The config file's shape (see config-schema.ts for every field). */
 export interface GatewayConfig {
-  server?: { host?: string; port?: number; bodyLimit?: string | number; drainGraceMs?: number };
+  server?: { host?: string; port?: number; bodyLimit?: string | number; drainGraceMs?: number; trustProxy?: boolean | number | string[] };
   store?: { type: 'memory' | 'postgres'; url?: string; schema?: string; keyCacheMs?: number };
   redis?: { url: string };
   limits?: { defaults?: { rpm?: number; tpm?: number; concurrency?: number }; keyPrefix?: string };
@@ -18,7 +21,8 @@ export interface GatewayConfig {
   models: ModelConfig[];
   admin?: { path?: string; port?: number; dashboard?: boolean; currency?: string; tokens: Array<{ name: string; token: string; access: 'read' | 'write' }> };
   metrics?: { path?: string; port?: number };
-  health?: { live?: string; ready?: string; port?: number };
+  /** On unless false. */
+  health?: boolean | { live?: string; ready?: string; port?: number };
   logging?: { requests?: boolean };
 }
 
@@ -50,33 +54,7 @@ export interface ModelConfig {
   autoCache?: boolean;
 }
 
-/** A config that cannot be used: the message names the value's path and the fix. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/**
- * Builds a library part from one section of the config: the library's own check refuses a bad
- * value, and its message is kept whole behind the section's path (a message already naming a
- * path under that section stays as it is).
- */
-export function buildAt<T>(path: string, build: () => T): T {
-  try {
-    return build();
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    const message = err instanceof Error ? err.message : String(err);
-    throw new ConfigError(message.startsWith(`${path}[`) || message.startsWith(`${path}.`) ? message : `${path}: ${message}`);
-  }
-}
-
 const check = compileSchema<GatewayConfig>(configSchema);
-
-/** A config path in the one style of every message: `models[0].upstream`, `upstreams.anthropic.baseURL`. */
-export function configPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
-  return parent ? `${parent}.${key}` : key;
-}
 
 /** The config path of a JSON pointer into `data` (an index wherever the value there is an array). */
 function pathOf(pointer: string, data: unknown): string {
@@ -103,28 +81,12 @@ function explain(error: ErrorObject, data: unknown): string {
     case 'required':
       return `${configPath(at, String(p.missingProperty))}: required; add it`;
     case 'type':
-      return `${at || '(top level)'}: must be ${String(p.type).replace(',', ' or ')}; change the value's type`;
+      return `${at || '(top level)'}: must be ${String(p.type).replaceAll(',', ' or ')}; change the value's type`;
     case 'enum':
       return `${at}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return `${at || '(top level)'}: ${error.message ?? 'is invalid'}`;
   }
-}
-
-/** Replaces `${NAME}` in every string with the environment's value; a variable that is not set fails, naming it and where. */
-function substitute(value: unknown, env: NodeJS.ProcessEnv, at: string): unknown {
-  if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-      const found = ownEntry(env, name);
-      if (found === undefined) throw new ConfigError(`${at}: environment variable ${name} is not set; set it or write the value in the file`);
-      return found;
-    });
-  }
-  if (Array.isArray(value)) return value.map((v, i) => substitute(v, env, configPath(at, i)));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, env, configPath(at, k))]));
-  }
-  return value;
 }
 
 /** Parses and checks a config text (YAML is a superset of JSON, so both are read the same way). */
@@ -135,9 +97,12 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv = process.env):
   } catch (err) {
     throw new ConfigError(`the file is not valid YAML or JSON: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
   }
-  const config = substitute(raw, env, '');
-  if (!check(config)) throw new ConfigError(check.errors?.[0] ? explain(check.errors[0], config) : 'the config is invalid');
-  return config;
+  const { value: config, sources } = substitute(raw, configSchema, env);
+  if (check(config)) return config;
+  const error = check.errors?.[0];
+  if (!error) throw new ConfigError('the config is invalid');
+  const from = sources.get(pathOf(error.instancePath, config));
+  throw new ConfigError(`${explain(error, config)}${from ? ` (the value comes from environment variable ${from.join(', ')})` : ''}`);
 }
 
 /** Reads and checks a config file. */

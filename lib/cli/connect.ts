@@ -13,7 +13,7 @@ export async function migrateStore({ store }: ConfiguredStore): Promise<number[]
   try {
     return await store.migrate();
   } catch (err) {
-    throw new Error(`store: PostgreSQL could not be reached or migrated: ${reason(err)}`);
+    throw new Error(`store: PostgreSQL could not be reached or migrated: ${reason(err)}; check store.url and that PostgreSQL is running`);
   }
 }
 
@@ -30,15 +30,40 @@ export async function requireMigrated({ store }: ConfiguredStore, migrate: strin
     if (code === undefined || NOT_CREATED.has(String(code))) {
       throw new Error(`store: ${reason(err)}. Only serve and migrate change the schema: run \`${migrate}\` first.`);
     }
-    throw new Error(`store: PostgreSQL could not be reached: ${reason(err)}`);
+    throw new Error(`store: PostgreSQL could not be reached: ${reason(err)}; check store.url and that PostgreSQL is running`);
   }
+}
+
+/**
+ * Says in one line when Redis is lost after it was reached, and when it is back (ioredis would
+ * print a stack for every attempt); a first connect that fails is connectRedis's to report.
+ */
+export function watchRedis(redis: Redis, print: (line: string) => void): void {
+  let reached = false;
+  let lost = false;
+  redis.on('ready', () => {
+    if (lost) print('redis: reconnected');
+    reached = true;
+    lost = false;
+  });
+  redis.on('error', (err: Error) => {
+    if (!reached || lost) return;
+    lost = true;
+    print(`redis: connection lost (${err.message}); reconnecting`);
+  });
 }
 
 /** Connects the limits' Redis client. */
 export async function connectRedis(redis: Redis | undefined): Promise<void> {
+  if (!redis) return;
+  let cause: unknown; // the socket's own error ("connect ECONNREFUSED …"), where connect() says only "Connection is closed."
+  const note = (err: unknown): void => { cause ??= err; };
+  redis.on('error', note);
   try {
-    await redis?.connect();
+    await redis.connect();
   } catch (err) {
-    throw new Error(`redis.url: Redis could not be reached: ${reason(err)}`);
+    throw new Error(`redis.url: Redis could not be reached: ${reason(cause ?? err)}; check redis.url and that Redis is running`);
+  } finally {
+    redis.off('error', note);
   }
 }

@@ -1,72 +1,45 @@
 /** The `model-gateway` command: serve, validate, migrate, and operator commands against the configured store. */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { GatewayError } from '../errors';
-import { VERSION } from '../version';
 import { assemble } from './assemble';
 import { createStore } from './build';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, type GatewayConfig } from './config';
 import { requireMigrated } from './connect';
-import { runCommand, UsageError, type Args } from './ops';
+import { CommandError, runCommand, UsageError } from './ops';
 import { serve } from './serve';
+import { onStop } from './stop-signals';
+import { upstreamLines } from './summary';
+import { COMMANDS, parseCommandLine, USAGE, usageOf } from './usage';
 
-const USAGE = `model-gateway ${VERSION}
-usage:
-  model-gateway serve [--config gateway.yaml]     serve (no config: ANTHROPIC_API_KEY or OPENAI_API_KEY, memory store)
-  model-gateway validate --config gateway.yaml    every check serve makes, without listening or reaching the store
-  model-gateway migrate --config gateway.yaml     create or upgrade the store's schema (serve does it too)
-  model-gateway keys create <caller> [--models a,b] [--secret s] | list [--caller c] | disable|enable|revoke <keyId> | rotate <keyId> [--grace-seconds n]
-  model-gateway credit <caller> <amount> --idempotency-key <key> [--create-account]
-  model-gateway reviews list [--caller c] | resolve <requestId> (--charge <amount> | --waive) --reason "<why>"
-options: --config <file> (default: $MODEL_GATEWAY_CONFIG), --json (machine-readable output), --help
-exit codes: 0 done, 1 failed (a store or port out of reach, a schema behind, a refused operation), 2 bad usage or config`;
-
-/** Every option of every command (one table, so a misspelt one is refused, not ignored). */
-const OPTIONS = {
-  config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  models: { type: 'string' }, secret: { type: 'string' }, caller: { type: 'string' }, 'grace-seconds': { type: 'string' },
-  'idempotency-key': { type: 'string' }, 'create-account': { type: 'boolean' }, charge: { type: 'string' }, reason: { type: 'string' }, waive: { type: 'boolean' },
-} as const satisfies ParseArgsConfig['options'];
-
-const COMMANDS = new Set(['serve', 'validate', 'migrate', 'keys', 'credit', 'reviews']);
-
-// parseArgs reads "-500" as short options: a negative amount is marked as a value, then unmarked.
-const NEGATIVE = /^-\d/;
-const MARK = '\u0000';
-
-const read = (args: string[]) => parseArgs({ args, options: OPTIONS, allowPositionals: true });
-
-/** Positionals and `--flag value` / `--flag=value` / `--flag` options, by node:util's parseArgs. */
-export function parseCommandLine(argv: readonly string[]): Args {
-  let parsed: ReturnType<typeof read>;
-  try {
-    parsed = read(argv.map((a) => (NEGATIVE.test(a) ? MARK + a : a)));
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
-  }
-  const unmark = (a: string): string => (a.startsWith(MARK) ? a.slice(1) : a);
-  const flags = new Map<string, string | true>();
-  for (const [name, value] of Object.entries(parsed.values)) if (value !== undefined) flags.set(name, value === true ? true : unmark(String(value)));
-  return { positional: parsed.positionals.map(unmark), flags };
+/**
+ * A memory store lives inside the gateway process that serves it: a command would open a new,
+ * empty one the running gateway never sees (a key "shown once" that no server knows).
+ */
+function refuseMemoryStore(config: GatewayConfig, command: string): void {
+  if ((config.store?.type ?? 'memory') !== 'memory') return;
+  const admin = config.admin?.path ?? '/admin';
+  const api = config.admin ? `its admin API (${admin}/keys, ${admin}/accounts/<caller>/credits, ${admin}/reviews) or its dashboard (${admin}/dashboard/)` : 'its admin API or dashboard (add an `admin` section with a write token)';
+  throw new CommandError(`${command}: the config's store is memory, which only the running gateway holds: this command would use a new, empty store that gateway never sees. `
+    + `Change a running memory gateway through ${api}, or use a postgres store (store: { type: postgres })`);
 }
 
-/** Serves until SIGTERM or SIGINT, then drains (a second signal ends the process at once). */
+/**
+ * Serves until SIGTERM or SIGINT (or npm's shell ends), then drains (a second signal ends the
+ * process at once). The signals are taken before the start: one sent as the banner appears drains too.
+ */
 async function serveUntilSignal(configFile: string | undefined, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<void> {
-  const running = await serve(configFile, env, print);
-  await new Promise<void>((resolve, reject) => {
-    const stop = (): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      running.stop().then(resolve, reject);
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  let stopNow = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => { stopNow = resolve; });
+  const release = onStop(env, print, () => stopNow());
+  const running = await serve(configFile, env, print).catch((err: unknown) => { release(); throw err; });
+  await stopped;
+  await running.stop();
   print('stopped');
 }
 
 /** Runs the command; resolves with the exit code (serve resolves only when it stops). */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, print: (line: string) => void = (l) => console.log(l)): Promise<number> {
   let json = argv.includes('--json');
+  let command: string | undefined = argv.find((a) => COMMANDS.has(a)); // until the arguments are parsed
   const fail = (code: number, message: string): number => {
     if (json) print(JSON.stringify({ error: message }));
     else console.error(`model-gateway: ${message}`);
@@ -75,7 +48,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   try {
     const args = parseCommandLine(argv);
     json = args.flags.has('json');
-    const command = args.positional[0];
+    command = args.positional[0];
     if (args.flags.has('help') || command === 'help') {
       print(USAGE);
       return 0;
@@ -91,9 +64,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     if (command === 'validate') {
       const gateway = await assemble(config, () => undefined); // every check serve makes; nothing listens or connects
       await gateway.close();
-      print(json ? JSON.stringify({ valid: true, models: config.models.length }) : `${configFile}: valid (${config.models.length} models)`);
+      const upstreams = gateway.endpoints();
+      print(json ? JSON.stringify({ valid: true, models: config.models.length, upstreams }) : [`${configFile}: valid (${config.models.length} models)`, ...upstreamLines(upstreams)].join('\n'));
       return 0;
     }
+    if (command !== 'migrate') refuseMemoryStore(config, args.positional.slice(0, 2).join(' '));
     const opened = await createStore(config);
     try {
       if (command !== 'migrate') await requireMigrated(opened, `model-gateway migrate --config ${configFile}`);
@@ -104,9 +79,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       await opened.close();
     }
   } catch (err) {
-    if (err instanceof UsageError) return fail(2, `${err.message}\n${json ? '' : USAGE}`.trim());
+    if (err instanceof UsageError) return fail(2, json ? err.message : `${err.message}\n${usageOf(command !== undefined && COMMANDS.has(command) ? command : undefined)}`);
+    if (err instanceof CommandError) return fail(2, err.message);
     if (err instanceof ConfigError) return fail(2, `config: ${err.message}`);
-    if (err instanceof GatewayError) return fail(1, err.message);
+    // What the store refuses of an operator's input (an unknown request id, a review already resolved…) is bad input too.
+    if (err instanceof GatewayError) return fail(err.code === 'invalid_request_error' || err.code === 'not_found_error' ? 2 : 1, err.message);
     return fail(1, err instanceof Error ? err.message : String(err));
   }
 }

@@ -15,8 +15,13 @@ export interface Args {
   flags: Map<string, string | true>;
 }
 
-/** Wrong use of a command: exit code 2, with the usage line. */
-export class UsageError extends Error {
+/** A command that cannot run as given (an unknown id, a store it cannot use): exit code 2, one line naming what and the fix. */
+export class CommandError extends Error {
+  override name = 'CommandError';
+}
+
+/** Wrong use of a command (a missing argument, an unknown option): exit code 2, with the command's usage. */
+export class UsageError extends CommandError {
   override name = 'UsageError';
 }
 
@@ -38,6 +43,7 @@ const flag = (args: Args, name: string): string | undefined => {
   if (v === true) throw new UsageError(`--${name} needs a value`);
   return v;
 };
+const noKey = (keyId: string): CommandError => new CommandError(`keyId: no key ${keyId}; \`model-gateway keys list\` shows the key ids`);
 const keyLine = (k: KeyRecord): string => `${k.keyId}  ${k.prefix}…  ${k.callerId}  ${k.status}${k.expiresAt ? `  expires ${new Date(k.expiresAt).toISOString()}` : ''}`;
 
 /** Runs one operator command (`args.positional[0]` is the command) and returns what to print. */
@@ -57,7 +63,7 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
     const idempotencyKey = required(flag(args, 'idempotency-key'), '--idempotency-key is required (the same key never moves money twice)');
     const out = await creditAudited(store, actor, { callerId, amount, idempotencyKey, createAccount: args.flags.has('create-account') }).catch((err: unknown) => {
       // A mistyped caller: bad usage, with the flag that opens an account.
-      throw err instanceof GatewayError && err.code === 'not_found_error' ? new UsageError(noAccountError(callerId, 'pass --create-account').message) : err;
+      throw err instanceof GatewayError && err.code === 'not_found_error' ? new CommandError(noAccountError(callerId, 'pass --create-account').message) : err;
     });
     return { human: `${out.applied ? 'applied' : 'already applied (same key)'}: ${callerId} balance ${out.account.balance}`, data: out };
   }
@@ -66,7 +72,7 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
     const secret = flag(args, 'secret') ?? `sk-mgw-${randomBytes(32).toString('base64url')}`;
     const models = flag(args, 'models')?.split(',').filter(Boolean);
     const unknown = unknownModel(models, new Set(context.models));
-    if (unknown) throw new UsageError(unknown);
+    if (unknown) throw new CommandError(`${unknown}; a key's --models names models of the config`);
     const record = await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId, models: models ?? null });
     await audit('key.create', `key:${record.keyId}`, null, record);
     return { human: `key ${record.keyId} for ${callerId} (shown once): ${secret}`, data: { key: secret, record } };
@@ -77,17 +83,19 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
   }
   if (command === 'keys' && (sub === 'disable' || sub === 'enable' || sub === 'revoke' || sub === 'rotate')) {
     const keyId = need(args, 2, '<keyId>');
-    const patch: KeyPatch = sub === 'rotate' ? { expiresAt: Date.now() + 1000 * Number(flag(args, 'grace-seconds') ?? 0) } : { status: sub === 'enable' ? 'active' : sub === 'disable' ? 'disabled' : 'revoked' };
+    const grace = Number(flag(args, 'grace-seconds') ?? 0);
+    if (!Number.isSafeInteger(grace) || grace < 0) throw new UsageError('--grace-seconds must be a whole number of seconds, 0 or more');
+    const patch: KeyPatch = sub === 'rotate' ? { expiresAt: Date.now() + 1000 * grace } : { status: sub === 'enable' ? 'active' : sub === 'disable' ? 'disabled' : 'revoked' };
     let created: { key: string; record: KeyRecord } | undefined;
     if (sub === 'rotate') {
       const old = await store.getKey(keyId);
-      if (!old) throw new GatewayError('not_found_error', `keyId: ${keyId}`);
+      if (!old) throw noKey(keyId);
       const secret = `sk-mgw-${randomBytes(32).toString('base64url')}`;
       created = { key: secret, record: await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId: old.callerId, models: old.models, limits: old.limits, metadata: old.metadata }) };
       await audit('key.create', `key:${created.record.keyId}`, null, created.record);
     }
     const out = await store.updateKey(keyId, patch);
-    if (!out) throw new GatewayError('not_found_error', `keyId: ${keyId}`);
+    if (!out) throw noKey(keyId);
     await audit(`key.${sub}`, `key:${keyId}`, out.before, out.after);
     const human = created ? `new key ${created.record.keyId} (shown once): ${created.key}\nold ${keyLine(out.after)}` : keyLine(out.after);
     return { human, data: created ? { ...created, previous: out.after } : out.after };
@@ -100,7 +108,8 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
     const requestId = need(args, 2, '<requestId>');
     const reason = required(flag(args, 'reason'), '--reason is required');
     const charge = flag(args, 'charge');
-    if (!args.flags.has('waive') && charge === undefined) throw new UsageError('give --charge <amount> or --waive');
+    if (args.flags.has('waive') === (charge !== undefined)) throw new UsageError('give either --charge <amount> or --waive');
+    if (charge !== undefined && !/^\d+$/.test(charge)) throw new UsageError('--charge must be a whole number of minor units, 0 or more');
     const action = args.flags.has('waive') ? 'waive' : 'charge';
     const out = await store.resolveReview({ requestId, action, amount: charge === undefined ? undefined : Number(charge), reason, by: actor });
     if (out.applied) await audit(`review.${action}`, `request:${requestId}`, null, out.review);

@@ -1,23 +1,46 @@
 /** `model-gateway serve`: builds the gateway of a config, migrates, listens; SIGHUP reloads, stop() drains. */
-import type http from 'node:http';
+import http from 'node:http';
 import type { AppliedOverride } from '../catalog-overrides';
 import type { MemoryStore } from '../stores/memory-store';
 import { VERSION } from '../version';
+import { DEFAULT_PORT } from './apps';
 import { assemble, type Gateway } from './assemble';
 import { loadConfig, type GatewayConfig } from './config';
 import { connectRedis, migrateStore } from './connect';
+import { describeModels, upstreamLines } from './summary';
 import { welcome, zeroConfig } from './zero-config';
 
 /** Writes a line for the operator (stdout). */
 export type Print = (line: string) => void;
 
+/** The setting that chose a port: PORT for a zero-config start, else the config keys set to it. */
+function portSetting(config: GatewayConfig, port: number, zero: boolean): string {
+  if (zero) return 'PORT';
+  if (port === (config.server?.port ?? DEFAULT_PORT)) return `server.port (\`port: \${PORT:-${DEFAULT_PORT}}\` takes PORT)`;
+  const keys = [['admin.port', config.admin?.port], ['metrics.port', config.metrics?.port], ['health.port', typeof config.health === 'object' ? config.health.port : undefined]]
+    .filter(([, p]) => p === port).map(([key]) => key);
+  return keys.join(' / ');
+}
+
+/** Why a port cannot be listened on, and the fix. */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number, setting: string): Error {
+  const where = `port ${port} on ${host}`;
+  if (err.code === 'EADDRINUSE') return new Error(`${where} is in use by another process: stop it, or set another port in ${setting}`);
+  if (err.code === 'EACCES') return new Error(`${where} needs privileges this process lacks: set a port above 1023 in ${setting}`);
+  if (err.code === 'EADDRNOTAVAIL') return new Error(`${host} is not an address of this machine: fix server.host`);
+  return new Error(`cannot listen on ${where}: ${err.message}`);
+}
+
 /** Listens with every app; resolves once all listen, with the bound port of each configured one. */
-async function listen(gateway: Gateway, host: string): Promise<Array<{ configured: number; port: number; server: http.Server }>> {
+async function listen(gateway: Gateway, host: string, setting: (port: number) => string): Promise<Array<{ configured: number; port: number; server: http.Server }>> {
   const servers: Array<{ configured: number; port: number; server: http.Server }> = [];
   try {
     for (const [configured, app] of gateway.apps) {
+      // Node's own server: Express 5's app.listen() calls back on an error too, as if it listened.
       const server = await new Promise<http.Server>((resolve, reject) => {
-        const s = app.listen(configured, host, () => resolve(s)).once('error', (err) => reject(new Error(`cannot listen on ${host}:${configured}: ${err.message}`)));
+        const s = http.createServer(app);
+        s.once('error', (err) => reject(listenError(err, host, configured, setting(configured))));
+        s.listen(configured, host, () => resolve(s));
       });
       // Idle keep-alive connections outlive a load balancer's usual 60 s, so the client side always closes first.
       server.keepAliveTimeout = 65_000;
@@ -30,8 +53,6 @@ async function listen(gateway: Gateway, host: string): Promise<Array<{ configure
     throw err;
   }
 }
-
-const describeModels = (c: GatewayConfig): string => c.models.map((m) => `${m.id} (${m.capability}, ${m.upstream})`).join(', ');
 
 /** The runtime catalog edits laid over the file (kept by the store), those out of use with why; undefined for none. */
 async function describeOverrides(gateway: Gateway): Promise<string | undefined> {
@@ -58,7 +79,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   try {
     applied = await migrateStore(gateway.store);
     await connectRedis(gateway.redis);
-    servers = await listen(gateway, host);
+    servers = await listen(gateway, host, (port) => portSetting(config, port, zero !== undefined));
   } catch (err) {
     await gateway.close();
     throw err;
@@ -68,6 +89,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   print(`model-gateway ${VERSION} serving on ${url}`);
   print(`  store: ${gateway.store.describe}${migrated}; limits: ${gateway.redis ? 'redis' : 'in memory'}`);
   print(`  models: ${describeModels(config)}`);
+  for (const line of upstreamLines(gateway.endpoints())) print(line);
   print(`  mounts: /v1 (public API)${gateway.mounts.length ? `, ${gateway.mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
   const overrides = await describeOverrides(gateway).catch((err: unknown) => `runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`);
@@ -85,6 +107,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
       gateway.reload(next);
       print(`reloaded ${configFile}: models ${describeModels(next)}`);
       describeOverrides(gateway).then((line) => line && print(`  ${line}`), (err: unknown) => print(`  runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`));
+      for (const line of upstreamLines(gateway.endpoints())) print(line);
     } catch (err) {
       print(`reload refused, the old config keeps serving: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hashKey } from '../stores/hash';
 import { prefixOf } from '../stores/keys';
 import type { MemoryStore } from '../stores/memory-store';
+import { DEFAULT_PORT } from './apps';
 import { ConfigError, type GatewayConfig, type ModelConfig } from './config';
 
 // Prices in cents per million tokens, as the providers list them; cache prices are the providers' defaults (see Pricing).
@@ -31,7 +32,9 @@ export interface ZeroConfig {
 /** The zero-config start: ANTHROPIC_API_KEY (or OPENAI_API_KEY), optionally *_BASE_URL; fails naming what to set. */
 export function zeroConfig(env: NodeJS.ProcessEnv): ZeroConfig {
   const adminToken = `mgw-admin-${randomBytes(24).toString('base64url')}`;
-  const common = { admin: { tokens: [{ name: 'admin', token: adminToken, access: 'write' as const }] }, metrics: {}, health: {}, server: { port: Number(env.PORT ?? 8787) } };
+  const port = env.PORT === undefined || env.PORT === '' ? DEFAULT_PORT : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT: must be a port number (0 to 65535); fix PORT or unset it for 8787');
+  const common = { admin: { tokens: [{ name: 'admin', token: adminToken, access: 'write' as const }] }, metrics: {}, server: { port } };
   if (env.ANTHROPIC_API_KEY) {
     const upstreams = { anthropic: { type: 'anthropic' as const, baseURL: env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com', apiKey: env.ANTHROPIC_API_KEY } };
     return { config: { ...common, upstreams, models: ANTHROPIC_MODELS }, adminToken, tryModel: 'claude-haiku-4-5' };

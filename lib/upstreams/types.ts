@@ -73,6 +73,8 @@ export interface MessagesAdapter {
    * Default: none (cache figures are then priced as input).
    */
   readonly format?: UpstreamFormat;
+  /** The URL it calls, for start-up summaries (the built-in adapters set it). Default: none. */
+  readonly endpoint?: string;
   create(request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse>;
   stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamItem>;
   /**
@@ -93,6 +95,8 @@ export interface RerankAdapter {
   readonly kind: 'rerank';
   /** Short name for logs. */
   readonly name: string;
+  /** The URL it calls, for start-up summaries (the built-in adapters set it). Default: none. */
+  readonly endpoint?: string;
   rerank(request: RerankRequest, ctx: UpstreamCallContext): Promise<RerankResult[]>;
 }
 
@@ -135,7 +139,10 @@ export interface UpstreamTimeouts {
 
 /** Options shared by the built-in HTTP adapters. */
 export interface HttpAdapterOptions {
-  /** Base URL of the provider, e.g. `https://api.anthropic.com`. */
+  /**
+   * Base URL of the provider, with or without the version segment its endpoints begin with:
+   * `https://api.anthropic.com`, `https://api.openai.com/v1` (a trailing slash is ignored).
+   */
   baseURL: string;
   /** The gateway's own key for the provider. Never reaches a client or a log line. */
   apiKey?: string;

@@ -142,7 +142,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   const call = new UpstreamCall(http, ctx);
   call.timer = setTimeout(expire, http.timeouts.firstByteMs, call, 'first byte');
   try {
-    call.response = await http.fetch(`${http.baseURL}${path}`, {
+    call.response = await http.fetch(http.url(path), {
       method: 'POST', headers, body: JSON.stringify(body), signal: call.controller.signal, size: http.maxResponseBytes, agent: http.agent,
     });
   } catch (err) {

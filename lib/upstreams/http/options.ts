@@ -18,7 +18,10 @@ export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
 /** HttpAdapterOptions resolved once at construction. */
 export interface ResolvedHttp {
   readonly name: string;
+  /** The base URL without trailing slashes. */
   readonly baseURL: string;
+  /** The full URL of an endpoint path ("/v1/messages"): a base ending in that version segment gives it once. */
+  readonly url: (path: string) => string;
   readonly fetch: FetchLike;
   /** node-fetch's `agent` option: the keep-alive agents for the default client; undefined for a host's own. */
   readonly agent: ((url: URL) => unknown) | undefined;
@@ -27,6 +30,22 @@ export interface ResolvedHttp {
   readonly maxResponseBytes: number;
   /** Removes the adapter's own key from a text bound for the request log. */
   readonly redact: (text: string) => string;
+}
+
+/** The version segment a base URL ends with ("v1" of "https://api.openai.com/v1/"), if any. */
+export function baseVersion(baseURL: string): string | undefined {
+  return /\/(v\d+)\/*$/.exec(baseURL)?.[1];
+}
+
+/**
+ * The URL of an endpoint path under `baseURL`, the version segment given once: a base with it
+ * ("https://api.openai.com/v1", vLLM's "http://host:8000/v1") and one without reach the same URL.
+ */
+function joiner(baseURL: string): (path: string) => string {
+  const base = baseURL.replace(/\/+$/, '');
+  const version = baseVersion(base);
+  const prefix = `/${version}/`;
+  return (path) => (version && path.startsWith(prefix) ? base + path.slice(prefix.length - 1) : base + path);
 }
 
 /** The options every HTTP adapter takes: a record, so the compiler checks it against HttpAdapterOptions both ways. */
@@ -66,9 +85,11 @@ export function resolveHttp(
     ? (url, init) => custom(url, { ...init, headers: { ...init.headers } })
     : (nodeFetch as unknown as FetchLike);
   const headers = { 'content-type': 'application/json', ...options.headers, ...(options.apiKey ? authHeaders(options.apiKey) : {}) };
+  const baseURL = options.baseURL.replace(/\/+$/, '');
   return Object.freeze({
     name: options.name ?? defaultName,
-    baseURL: options.baseURL.replace(/\/+$/, ''),
+    baseURL,
+    url: joiner(baseURL),
     fetch,
     agent: custom ? undefined : agent,
     timeouts,

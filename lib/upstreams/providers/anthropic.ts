@@ -119,6 +119,6 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
   const stream = (request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamEvent[]> =>
     events(request, ctx, false) as AsyncIterable<StreamEvent[]>;
 
-  const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, format: 'anthropic' as const, create, stream, countTokens }, http.redact);
+  const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, format: 'anthropic' as const, endpoint: http.url('/v1/messages'), create, stream, countTokens }, http.redact);
   return offerForwarding(adapter, (request, ctx) => events(request, ctx, true));
 }

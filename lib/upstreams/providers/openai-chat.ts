@@ -100,5 +100,5 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
     }
   }
 
-  return guardAdapter({ kind: 'messages' as const, name: http.name, format: 'openai' as const, create, stream }, http.redact);
+  return guardAdapter({ kind: 'messages' as const, name: http.name, format: 'openai' as const, endpoint: http.url(path), create, stream }, http.redact);
 }

@@ -1,5 +1,6 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
 import type { RerankRequest } from '../../types';
+import { baseVersion } from '../http/options';
 import { reportedFigure as count } from '../reported-figure';
 import { createRerankAdapter, obj, toResults } from './rerank';
 import type { HttpAdapterOptions, RerankAdapter, UsageFigures } from '../types';
@@ -9,7 +10,7 @@ const topN = (request: RerankRequest, field: string): Record<string, number> => 
 
 /** Options of the Cohere adapter. */
 export interface CohereAdapterOptions extends HttpAdapterOptions {
-  /** Cohere API version to call. Default: "v2". */
+  /** Cohere API version to call. Default: the base URL's ("https://api.cohere.com/v1"), else "v2". */
   apiVersion?: 'v1' | 'v2';
 }
 
@@ -19,8 +20,12 @@ export interface CohereAdapterOptions extends HttpAdapterOptions {
  * `search_units`, which the gateway flags for review instead of billing.
  */
 export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
-  const version = options.apiVersion ?? 'v2';
+  const inBase = typeof options?.baseURL === 'string' ? baseVersion(options.baseURL) : undefined;
+  const version = options?.apiVersion ?? (inBase === 'v1' ? 'v1' : 'v2');
   if (version !== 'v1' && version !== 'v2') throw new TypeError('cohere adapter: option "apiVersion" must be "v1" or "v2".');
+  if (inBase !== undefined && inBase !== version) {
+    throw new TypeError(`cohere adapter: option "baseURL" ends in /${inBase} but "apiVersion" is "${version}"; drop the version from baseURL or make them agree.`);
+  }
   return createRerankAdapter(options, {
     name: 'cohere', path: `/${version}/rerank`, auth: bearer,
     body: (r) => ({

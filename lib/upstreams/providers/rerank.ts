@@ -39,5 +39,5 @@ export function createRerankAdapter(options: HttpAdapterOptions, format: RerankF
     ctx.usage.complete();
     return results;
   }
-  return guardAdapter({ kind: 'rerank' as const, name: http.name, rerank }, http.redact);
+  return guardAdapter({ kind: 'rerank' as const, name: http.name, endpoint: http.url(format.path), rerank }, http.redact);
 }
