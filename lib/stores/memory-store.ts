@@ -11,6 +11,7 @@ import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, 
 import { hashKey } from './hash';
 import { MemoryReviews } from './memory-reviews';
 import { MemoryKeys } from './memory-keys';
+import { MemoryResponses } from './memory-responses';
 import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 
@@ -28,6 +29,8 @@ export interface MemoryStoreOptions {
    * Every kept record is marked by each full GC: more costs CPU on every request (docs/benchmarks.md).
    */
   maxRecords?: number;
+  /** Total bytes of the stored responses kept (each measured as its JSON), beside `maxRecords` of them; oldest dropped first. Default: 134217728 (128 MiB). */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -58,10 +61,13 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   private readonly audit: AuditEntry[] = [];
   private auditSeq = 0;
   private readonly reviewBook: MemoryReviews;
+  /** Stored Responses API responses (a ResponseStore, lib/stores/responses.ts). */
+  readonly responses: MemoryResponses;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
+    this.responses = new MemoryResponses(this.maxRecords, options.maxResponseBytes);
     this.reviewBook = new MemoryReviews(this.maxRecords, (requestId) => this.log.findLast((e) => e.requestId === requestId));
   }
 
@@ -87,10 +93,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     return { ...change, applied: true };
   }
 
-  /** Always ready: it lives in this process. */
-  ready(): void {
-    // nothing to reach
-  }
+  /** Always ready: it lives in this process (nothing to reach). */
+  ready(): void {}
 
   findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
 
@@ -104,9 +108,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   listKeys(query: { callerId?: string; limit?: number; after?: string } = {}): Page<KeyRecord> { return this.keys.list(query); }
 
-  updateKey(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined {
-    return this.keys.update(keyId, patch);
-  }
+  updateKey(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined { return this.keys.update(keyId, patch); }
 
   reserve(request: ReserveRequest): ReserveResult {
     // A request id reserved again replaces its hold, so the running sum counts it once.
