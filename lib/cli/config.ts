@@ -19,6 +19,7 @@ export interface GatewayConfig {
   metrics?: { path?: string; port?: number };
   health?: { live?: string; ready?: string; port?: number };
   logging?: { requests?: boolean };
+  responses?: { store?: boolean; retentionDays?: number; maxBytes?: number };
 }
 
 export interface UpstreamConfig {
