@@ -34,6 +34,7 @@ export { MemoryStore } from './stores/memory-store';
 export { PostgresStore } from './stores/postgres-store';
 export { migrate } from './stores/migrate';
 export { hashKey } from './stores/hash';
+export { responseExpiry } from './stores/responses';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
 export { withoutGatewayThinking } from './openai-format/signature';
@@ -63,6 +64,7 @@ export type { HealthHandlers, HealthOptions } from './observe/health';
 export type { LoggerLike } from './observe/logger';
 export type { GatewayObserver } from './observe/observer';
 export type { GatewayOptions, ResolvedConfig } from './options';
+export type { ResolvedResponses, ResponsesOptions } from './responses-options';
 export type { RequestIdOptions } from './middleware/request-id';
 export type { BillingHookOptions, SettledRecord } from './middleware/billing-hook';
 export type { JsonBodyOptions } from './middleware/json-body';
@@ -97,6 +99,9 @@ export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-store';
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
 export type { PostgresStoreOptions } from './stores/postgres-store';
+export type {
+  InputItemsPage, InputItemsQuery, NewResponse, NotStoredReason, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse,
+} from './stores/responses';
 export type { Credit, CreditResult } from './stores/credit';
 export type { AuditEntry, AuditQuery, AuditStore } from './stores/audit';
 export type { KeyAdminStore, KeyPatch, KeyRecord, KeyStatus, NewKey } from './stores/keys';

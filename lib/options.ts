@@ -11,6 +11,7 @@ import type { GatewayMetrics } from './observe/metrics';
 import { combineObservers, type GatewayObserver } from './observe/observer';
 import { checkKeepAliveMs } from './wire/keep-alive';
 import { observedStore } from './observe/observed-store';
+import { resolveResponses, type ResolvedResponses, type ResponsesOptions } from './responses-options';
 import type { GatewayStore } from './stores/types';
 
 /** Options of createGatewayRouter(). */
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   observers?: readonly GatewayObserver[];
   /** Longest silence on a client stream before a keep-alive (a `ping` event; a comment for chat), in ms. Default: 15000. */
   keepAliveMs?: number;
+  /** Storing Responses API responses: `{ store, retentionDays, maxBytes }`. Default: off (an operator's choice: stored prompts are kept data). */
+  responses?: ResponsesOptions;
 }
 
 /** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
@@ -70,6 +73,8 @@ export interface ResolvedConfig {
   readonly observer: GatewayObserver | undefined;
   readonly metrics: GatewayMetrics | undefined;
   readonly keepAliveMs: number;
+  /** The response store (undefined when off), retention and size bound, for the Responses routes. */
+  readonly responses: ResolvedResponses;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -77,7 +82,7 @@ const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release
 /** Every option's name: a record, so the compiler checks it against GatewayOptions both ways. */
 const OPTION_NAMES = Object.keys({
   store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
-  notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true,
+  notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true, responses: true,
 } satisfies Record<keyof GatewayOptions, true>);
 
 /** Checks and freezes the options; the caller's object is never modified. */
@@ -90,6 +95,7 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     throw new TypeError(`createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
   }
   const catalog = createCatalog(options.models);
+  const responses = resolveResponses(options.responses, store);
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new TypeError('createGatewayRouter: option "onSettled" must be a function (record) => void.');
   }
@@ -125,5 +131,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     observer,
     metrics: options.metrics,
     keepAliveMs: checkKeepAliveMs(options.keepAliveMs, 'createGatewayRouter'),
+    responses,
   });
 }

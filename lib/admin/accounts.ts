@@ -1,4 +1,4 @@
-/** Admin routes for money: accounts (balance, held, carry), credits and debits by Idempotency-Key, ledger, spend, reviews. */
+/** Admin routes for money and accounts: balance, held, carry; credits and debits by Idempotency-Key; ledger, spend, reviews; erasing stored responses. */
 import express, { type Router } from 'express';
 import { GatewayError } from '../errors';
 import { bodyOf, Query, route } from './http';
@@ -29,6 +29,13 @@ export function accountRoutes(store: AdminStore): Router {
   router.get('/accounts/:callerId/ledger', route((req) => {
     const q = new Query(req.query);
     return store.listLedger({ callerId: String(req.params.callerId), from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after') });
+  }));
+  // An operator's erasure of an account's stored responses (Responses API), audited with how many went.
+  router.delete('/accounts/:callerId/responses', route(async (req, res) => {
+    const callerId = String(req.params.callerId);
+    const deleted = (await store.responses?.deleteResponsesOf(callerId)) ?? 0;
+    await audit(store, res, 'responses.delete', `caller:${callerId}`, null, { deleted });
+    return { callerId, deleted };
   }));
   router.get('/spend', route((req) => {
     const q = new Query(req.query);

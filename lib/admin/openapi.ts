@@ -46,6 +46,23 @@ const schemas = {
       upstream: { type: ['string', 'null'] }, detail: { type: ['string', 'null'] }, user: { type: ['string', 'null'] }, attempts: { type: 'array' },
     },
   },
+  /** One request with its Responses API response: its id, stored or why not, what it chained from (null: it made none). */
+  RequestDetail: {
+    allOf: [ref('Request'), {
+      type: 'object', required: ['response'],
+      properties: {
+        response: {
+          anyOf: [{ type: 'null' }, {
+            type: 'object', required: ['id', 'stored', 'reason', 'previousResponseId'], additionalProperties: false,
+            properties: {
+              id: { type: 'string' }, stored: { type: 'boolean' }, previousResponseId: { type: ['string', 'null'] },
+              reason: { enum: ['too_large', 'conflict', 'not_requested', 'disabled', null], description: 'Why it was not stored (null when stored)' },
+            },
+          }],
+        },
+      },
+    }],
+  },
   Review: {
     type: 'object', required: ['requestId', 'callerId', 'model', 'endpoint', 'charge', 'usage', 'upstream', 'at', 'resolution'],
     properties: {
@@ -76,7 +93,7 @@ const keyAction = (summary: string) => ({ post: { summary, parameters: [param('k
 /** The document; `servers` is left to the host, which mounts the router where it likes. */
 export const adminOpenApi = Object.freeze({
   openapi: '3.1.0',
-  info: { title: 'model-gateway admin API', version: VERSION, description: 'Keys, accounts, the request log, reviews, spend, models and the audit trail. Every write is audited.' },
+  info: { title: 'model-gateway admin API', version: VERSION, description: 'Keys, accounts, the request log, reviews, spend, models, stored responses and the audit trail. Every write is audited.' },
   security: [{ adminToken: [] }],
   paths: {
     '/keys': {
@@ -99,6 +116,13 @@ export const adminOpenApi = Object.freeze({
         requestBody: body({ type: 'object', required: ['amount'], properties: { amount: { type: 'integer', description: 'minor units; negative for a debit' }, createAccount: { type: 'boolean', default: false } } }), responses: { 200: json(ref('CreditResult')), ...errors },
       },
     },
+    '/accounts/{callerId}/responses': {
+      delete: {
+        summary: 'Delete every stored Responses API response of an account (audited with the count); an account with none deletes 0',
+        parameters: [param('callerId', 'path')],
+        responses: { 200: json({ type: 'object', required: ['callerId', 'deleted'], additionalProperties: false, properties: { callerId: { type: 'string' }, deleted: { type: 'integer', minimum: 0 } } }), ...errors },
+      },
+    },
     '/accounts/{callerId}/ledger': { get: { summary: 'Ledger, newest first', parameters: [param('callerId', 'path'), ...range, ...paging], responses: { 200: json(page('LedgerEntry')), ...errors } } },
     '/requests': {
       get: {
@@ -106,7 +130,7 @@ export const adminOpenApi = Object.freeze({
         parameters: [param('callerId', 'query'), param('model', 'query'), param('endpoint', 'query'), param('status', 'query', 'integer'), param('billingStatus', 'query'), ...range, ...paging],
       },
     },
-    '/requests/{requestId}': { get: { summary: 'One request', parameters: [param('requestId', 'path')], responses: { 200: json(ref('Request')), ...errors } } },
+    '/requests/{requestId}': { get: { summary: 'One request, with its Responses API response if it made one', parameters: [param('requestId', 'path')], responses: { 200: json(ref('RequestDetail')), ...errors } } },
     '/reviews': { get: { summary: 'Reviews, oldest first (open only by default)', parameters: [param('callerId', 'query'), param('open', 'query', 'boolean'), ...paging], responses: { 200: json(page('Review')), ...errors } } },
     '/reviews/{requestId}/resolve': {
       post: {

@@ -18,9 +18,13 @@ export function recordRoutes(store: AdminStore): Router {
       from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after'),
     });
   }));
+  // One request, with its Responses API response (stored or why not, chained from which) when it made one.
   router.get('/requests/:requestId', route(async (req) => {
     const requestId = String(req.params.requestId);
-    return (await store.listRequests({ requestId, limit: 1 })).items[0] ?? Promise.reject(notFoundError(`requestId: ${requestId}`));
+    const entry = (await store.listRequests({ requestId, limit: 1 })).items[0];
+    if (!entry) throw notFoundError(`requestId: ${requestId}`);
+    const note = await store.responses?.responseOfRequest(requestId);
+    return { ...entry, response: note ? { id: note.responseId, stored: note.stored, reason: note.reason, previousResponseId: note.previousResponseId } : null };
   }));
   router.get('/audit', route((req) => {
     const q = new Query(req.query);

@@ -5,12 +5,19 @@ import type { AuditStore } from '../stores/audit';
 import type { Credit, CreditResult } from '../stores/credit';
 import type { KeyAdminStore } from '../stores/keys';
 import type { Account, LedgerReads } from '../stores/reads';
+import type { ResponseStore } from '../stores/responses';
 import type { ReviewStore } from '../stores/reviews';
 import type { StatsReads } from '../stores/stats';
 import type { Awaitable } from '../stores/types';
 
-/** A store the admin API can run on. */
-export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & StatsReads & { credit(credit: Credit): Awaitable<CreditResult> };
+/**
+ * A store the admin API can run on. `responses` (stored Responses API responses) is optional: a
+ * store without it has stored none, so an erasure deletes none and no request shows a response.
+ */
+export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & StatsReads & {
+  credit(credit: Credit): Awaitable<CreditResult>;
+  readonly responses?: Pick<ResponseStore, 'deleteResponsesOf' | 'responseOfRequest'>;
+};
 
 export const ADMIN_METHODS = ['createKey', 'getKey', 'listKeys', 'updateKey', 'appendAudit', 'listAudit', 'listReviews', 'resolveReview',
   'getAccount', 'listLedger', 'listRequests', 'spend', 'credit', 'listAccounts', 'requestSeries'] as const;

@@ -67,7 +67,7 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
       if (bodyLimit !== undefined) buildAt('server.bodyLimit', () => jsonBody({ limit: bodyLimit }));
       const router = buildAt('limits', () => createGatewayRouter({
         store: store.store, models, logger, metrics, ...(bodyLimit !== undefined ? { bodyLimit } : {}),
-        limits: { ...c.limits, ...(redis ? { redis } : {}) },
+        limits: { ...c.limits, ...(redis ? { redis } : {}) }, ...(c.responses ? { responses: c.responses } : {}),
       }));
       const tokens = c.admin?.tokens;
       const dashboard = c.admin?.dashboard === false ? false : sessions;

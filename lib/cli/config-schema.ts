@@ -1,5 +1,6 @@
 /** The JSON Schema of the standalone gateway's config file (also written to dist/cli/config.schema.json for editors). */
 import { pricingSchema } from '../billing/figure-schemas';
+import { RESPONSES_BOUNDS } from '../responses-options';
 
 const port = { type: 'integer', minimum: 0, maximum: 65535 };
 const path = { type: 'string', pattern: '^/' };
@@ -72,6 +73,14 @@ export const configSchema = {
     // On by default; false turns the checks off.
     health: { type: ['object', 'boolean'], additionalProperties: false, properties: { live: path, ready: path, port } },
     logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
+    responses: {
+      type: 'object', additionalProperties: false,
+      properties: {
+        store: { type: 'boolean' },
+        retentionDays: { type: 'integer', minimum: RESPONSES_BOUNDS.retentionDays.min, maximum: RESPONSES_BOUNDS.retentionDays.max },
+        maxBytes: { type: 'integer', minimum: RESPONSES_BOUNDS.maxBytes.min, maximum: RESPONSES_BOUNDS.maxBytes.max },
+      },
+    },
   },
 } as const;
 

@@ -24,6 +24,7 @@ export interface GatewayConfig {
   /** On unless false. */
   health?: boolean | { live?: string; ready?: string; port?: number };
   logging?: { requests?: boolean };
+  responses?: { store?: boolean; retentionDays?: number; maxBytes?: number };
 }
 
 export interface UpstreamConfig {

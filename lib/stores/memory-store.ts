@@ -12,9 +12,9 @@ import { hashKey } from './hash';
 import { MemoryReviews } from './memory-reviews';
 import { MemoryKeys } from './memory-keys';
 import { MemoryCatalogOverrides } from './memory-catalog-overrides';
+import { MemoryResponses } from './memory-responses';
 import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
-
 export type { LedgerRow } from './memory-records';
 import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
@@ -29,6 +29,8 @@ export interface MemoryStoreOptions {
    * Every kept record is marked by each full GC: more costs CPU on every request (docs/benchmarks.md).
    */
   maxRecords?: number;
+  /** Total bytes of the stored responses kept (each measured as its JSON), beside `maxRecords` of them; oldest dropped first. Default: 134217728 (128 MiB). */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -60,10 +62,12 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   private auditSeq = 0;
   private readonly reviewBook: MemoryReviews;
   readonly catalogOverrides = new MemoryCatalogOverrides();
+  readonly responses: MemoryResponses; // stored Responses API responses (a ResponseStore)
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
     if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
+    this.responses = new MemoryResponses(this.maxRecords, options.maxResponseBytes);
     this.reviewBook = new MemoryReviews(this.maxRecords, (requestId) => this.log.findLast((e) => e.requestId === requestId));
   }
 
@@ -89,10 +93,8 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     return { ...change, applied: true };
   }
 
-  /** Always ready: it lives in this process. */
-  ready(): void {
-    // nothing to reach
-  }
+  /** Always ready: it lives in this process (nothing to reach). */
+  ready(): void {}
 
   findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
 
@@ -106,9 +108,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   listKeys(query: { callerId?: string; limit?: number; after?: string } = {}): Page<KeyRecord> { return this.keys.list(query); }
 
-  updateKey(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined {
-    return this.keys.update(keyId, patch);
-  }
+  updateKey(keyId: string, patch: KeyPatch): { before: KeyRecord; after: KeyRecord } | undefined { return this.keys.update(keyId, patch); }
 
   reserve(request: ReserveRequest): ReserveResult {
     // A request id reserved again replaces its hold, so the running sum counts it once.

@@ -14,6 +14,7 @@ import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './re
 import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
+import { PostgresResponses } from './postgres-responses';
 import { retryDeadlock, settleBatch } from './postgres-settle';
 import { statements } from './postgres-sql';
 import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
@@ -28,7 +29,7 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** How long a key lookup is cached in this process, in ms (0 = never). Default: 5000. */
   keyCacheMs?: number;
-  /** How often this instance releases holds whose lease ended, in ms (0 = never). Default: 15000. */
+  /** How often this instance releases holds whose lease ended and deletes expired stored responses, in ms (0 = never). Default: 15000. */
   sweepIntervalMs?: number;
   /**
    * Told of errors the store handles itself: a pooled connection the server ended (restart,
@@ -57,6 +58,8 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   private readonly keys = new Map<string, { caller: Caller; until: number }>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly onError: (err: unknown) => void;
+  /** Stored Responses API responses (a ResponseStore, lib/stores/responses.ts), swept with the holds. */
+  readonly responses: PostgresResponses;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
   private readonly settlements = new Batcher<Settlement, SettleResult>((list) => retryDeadlock(() => settleBatch(this.pool, (client, name, values) => this.run(name, values, client), list)));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
@@ -73,9 +76,10 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     this.onError = options.onError ?? reportToStderr;
     // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
     this.pool.on?.('error', this.onError);
+    this.responses = new PostgresResponses(this.pool, this.schema);
     const every = options.sweepIntervalMs ?? 15_000;
     if (every > 0) {
-      this.sweeper = setInterval(() => void this.sweepExpiredHolds().catch(this.onError), every);
+      this.sweeper = setInterval(() => { void this.sweepExpiredHolds().catch(this.onError); void this.responses.sweepExpiredResponses().catch(this.onError); }, every);
       this.sweeper.unref();
     }
   }
@@ -197,13 +201,9 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     throw new Error(`PostgresStore.credit: idempotency key "${change.idempotencyKey}" could not be read back.`);
   }
 
-  listReviews(query: ReviewQuery = {}): Promise<Page<ReviewRecord>> {
-    return reads.listReviews((name, values) => this.run(name, values), query);
-  }
+  listReviews(query: ReviewQuery = {}): Promise<Page<ReviewRecord>> { return reads.listReviews((name, values) => this.run(name, values), query); }
 
-  resolveReview(decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> {
-    return reads.resolveReview((name, values) => this.run(name, values), decision);
-  }
+  resolveReview(decision: ResolveReview): Promise<{ applied: boolean; review: ReviewRecord }> { return reads.resolveReview((name, values) => this.run(name, values), decision); }
 
   createKey(key: NewKey): Promise<KeyRecord> { return pgKeys.createKey(this.pool, this.schema, key); }
 

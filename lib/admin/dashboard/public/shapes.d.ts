@@ -5,6 +5,14 @@ export type { Account, LedgerEntry, Page } from '../../../stores/reads';
 export type { ReviewRecord, ReviewResolution } from '../../../stores/reviews';
 export type { AccountRow, SeriesPoint } from '../../../stores/stats';
 export type { RequestLogEntry } from '../../../stores/types';
+import type { RequestLogEntry } from '../../../stores/types';
+import type { ResponseNote } from '../../../stores/responses';
+
+/** One request as GET /requests/:requestId shows it: with its Responses API response, if it made one (lib/admin/records.ts). */
+export interface RequestDetail extends RequestLogEntry {
+  response: { id: string; stored: boolean; reason: ResponseNote['reason']; previousResponseId: string | null } | null;
+}
+
 /** A runtime override of the catalog as GET /models/overrides shows it (lib/admin/models.ts). */
 export type { AppliedOverride as OverrideView } from '../../../catalog-overrides';
 

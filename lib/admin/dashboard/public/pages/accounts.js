@@ -1,5 +1,5 @@
 // @ts-check
-/** Accounts: every account lowest balance first; one account's balance, holds and ledger, and credits or debits sent once. */
+/** Accounts: every account lowest balance first; one account's balance, holds and ledger, credits or debits sent once, and erasing its stored responses. */
 import { ApiError, get, list, newKey, send } from '../api.js';
 import { append, facts, field, h, notice, table } from '../dom.js';
 import { currencyLabel, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
@@ -88,5 +88,30 @@ async function account(view, ctx, callerId) {
   credit.addEventListener('input', () => { idempotencyKey = newKey(); }); // other figures: another movement
   if (found) await ledger.open();
   view.querySelector('h1')?.append(h('span', { class: 'muted' }, ` · ${callerId}`));
-  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), shown, credit, found ? [h('h2', null, 'Ledger'), ledger.box] : null);
+  append(view, h('p', null, h('a', { href: '#/accounts' }, '← All accounts')), shown, credit, found ? [eraseResponses(ctx, path, callerId), h('h2', null, 'Ledger'), ledger.box] : null);
+}
+
+/**
+ * "Delete stored responses…": asks first, then deletes every stored Responses API response of the account (audited with the count).
+ * @param {import('../ui.js').Ctx} ctx @param {string} path @param {string} callerId
+ */
+function eraseResponses(ctx, path, callerId) {
+  const box = h('div', { 'data-part': 'stored-responses' });
+  const ask = () => {
+    const form = writeForm({
+      ctx, name: 'delete-responses', legend: `Delete every stored response of ${callerId}?`, submit: 'Delete',
+      fields: h('p', null, 'Their previous_response_id and GET /v1/responses/{id} then answer 404. The request log keeps its lines.'),
+      action: async () => {
+        /** @type {{ deleted: number }} */
+        const out = await send('DELETE', `${path}/responses`);
+        box.replaceChildren(opener, notice('ok', `Deleted ${out.deleted.toLocaleString('en-US')} stored ${out.deleted === 1 ? 'response' : 'responses'}.`));
+      },
+      cancel: () => box.replaceChildren(opener),
+    });
+    box.replaceChildren(form);
+    /** @type {HTMLElement | null} */ (form.querySelector('button[type=submit]'))?.focus();
+  };
+  const opener = h('p', null, h('button', { type: 'button', class: 'quiet danger', disabled: !ctx.canWrite, onclick: ask }, 'Delete stored responses…'));
+  box.append(opener);
+  return box;
 }

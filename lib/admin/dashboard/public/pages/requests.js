@@ -7,7 +7,7 @@ import { pager } from '../ui.js';
 
 export const title = 'Requests';
 
-/** @typedef {import('../shapes').RequestLogEntry} RequestLogEntry */
+/** @typedef {import('../shapes').RequestLogEntry} RequestLogEntry @typedef {import('../shapes').RequestDetail} RequestDetail */
 
 const PAGE_SIZE = 50;
 const BILLING = ['billed', 'needs_review', 'not_billed', 'waived'];
@@ -57,9 +57,25 @@ export async function render(view, ctx) {
   append(view, filters, log.box);
 }
 
+/** Why a response was not stored, in words. */
+const NOT_STORED = { too_large: 'over the size bound', conflict: 'its id is another account\'s', not_requested: 'the request said store: false', disabled: 'storing is off' };
+
+/**
+ * What a Responses API request made: its response, stored or why not, and what it chained from (nothing for other requests).
+ * @param {RequestDetail['response']} response @returns {[string, import('../dom.js').Child][]}
+ */
+function responseFacts(response) {
+  if (!response) return [];
+  const stored = response.stored ? 'stored' : `not stored (${response.reason ? NOT_STORED[response.reason] : 'unknown'})`;
+  return [
+    ['Response', [h('code', { 'data-figure': 'response-id' }, response.id), ' ', h('span', { 'data-figure': 'stored' }, stored)]],
+    ['Chained from', response.previousResponseId ? h('code', { 'data-figure': 'previous-response-id' }, response.previousResponseId) : '—'],
+  ];
+}
+
 /** One request: what it cost, how long it took, where the figures came from. @param {HTMLElement} view @param {string} requestId */
 async function one(view, requestId) {
-  /** @type {RequestLogEntry} */
+  /** @type {RequestDetail} */
   const r = await get(`requests/${encodeURIComponent(requestId)}`);
   append(view,
     h('p', null, h('a', { href: '#/requests' }, '← Request log')),
@@ -81,6 +97,7 @@ async function one(view, requestId) {
       ['Usage provenance', h('span', { 'data-figure': 'provenance' }, r.usage?.provenance ?? 'none')],
       ['End user', r.user ?? '—'],
       ['Detail (private)', r.detail ?? '—'],
+      ...responseFacts(r.response),
     ]),
     h('h2', null, 'Usage'),
     table([{ title: 'Figure', cell: (u) => u[0] }, { title: 'Count', cell: (u) => u[1], class: 'num' }], usageRows(r.usage), 'No usage was reported.'),

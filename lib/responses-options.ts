@@ -1,0 +1,58 @@
+/** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound), checked and resolved once. */
+import { checkKnownOptions } from './check-options';
+import { RESPONSE_STORE_METHODS, type ResponseStore } from './stores/responses';
+import type { GatewayStore } from './stores/types';
+
+/** Storing Responses API responses (for `previous_response_id` and GET/DELETE /v1/responses/{id}). Off unless the operator turns it on. */
+export interface ResponsesOptions {
+  /** Keep responses in the store's `responses` (MemoryStore and PostgresStore have one). Default: false. */
+  store?: boolean;
+  /** Days a stored response is kept, from its creation. Default: 30. */
+  retentionDays?: number;
+  /** Largest response stored, in bytes of its JSON (response object, input items, instructions, tools); a larger one is answered `store: false`. Default: 1048576. */
+  maxBytes?: number;
+}
+
+/** Defaults and bounds of the option (the binary's config schema uses them too). */
+export const RESPONSES_DEFAULTS = Object.freeze({ store: false, retentionDays: 30, maxBytes: 1_048_576 });
+export const RESPONSES_BOUNDS = Object.freeze({ retentionDays: { min: 1, max: 3650 }, maxBytes: { min: 1024, max: 67_108_864 } });
+
+/** The option resolved: `store` is the ResponseStore to use, undefined when storing is off. */
+export interface ResolvedResponses {
+  readonly store: ResponseStore | undefined;
+  readonly retentionDays: number;
+  readonly maxBytes: number;
+}
+
+const NAMES = Object.keys({ store: true, retentionDays: true, maxBytes: true } satisfies Record<keyof ResponsesOptions, true>);
+
+function bounded(name: 'retentionDays' | 'maxBytes', value: unknown, unit: string): number {
+  const { min, max } = RESPONSES_BOUNDS[name];
+  if (value === undefined) return RESPONSES_DEFAULTS[name];
+  if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
+    throw new TypeError(`createGatewayRouter: option "responses.${name}" must be an integer of ${unit} from ${min} to ${max} (default ${RESPONSES_DEFAULTS[name]}), e.g. responses: { ${name}: ${RESPONSES_DEFAULTS[name]} }.`);
+  }
+  return value as number;
+}
+
+/** Checks `responses` against the gateway's store; every message names the option and the fix. */
+export function resolveResponses(options: ResponsesOptions | undefined, store: GatewayStore): ResolvedResponses {
+  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+    throw new TypeError('createGatewayRouter: option "responses" must be an object, e.g. { store: true, retentionDays: 30, maxBytes: 1048576 }.');
+  }
+  checkKnownOptions('createGatewayRouter: option "responses"', options ?? {}, NAMES);
+  const on = options?.store ?? RESPONSES_DEFAULTS.store;
+  if (typeof on !== 'boolean') throw new TypeError('createGatewayRouter: option "responses.store" must be true or false (default false).');
+  const retentionDays = bounded('retentionDays', options?.retentionDays, 'days');
+  const maxBytes = bounded('maxBytes', options?.maxBytes, 'bytes');
+  let responses: ResponseStore | undefined;
+  if (on) {
+    const candidate = (store as { responses?: Partial<Record<string, unknown>> }).responses;
+    const missing = RESPONSE_STORE_METHODS.filter((m) => typeof candidate?.[m] !== 'function');
+    if (missing.length > 0) {
+      throw new TypeError(`createGatewayRouter: option "responses.store" is true but the store has no "responses" implementing ${missing.join(', ')} (MemoryStore and PostgresStore have one; or set responses.store to false).`);
+    }
+    responses = candidate as unknown as ResponseStore;
+  }
+  return Object.freeze({ store: responses, retentionDays, maxBytes });
+}
