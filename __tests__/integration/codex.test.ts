@@ -137,7 +137,7 @@ describe('Codex through a mounted router', () => {
     const { key } = addCaller(gw.store, { balance: 0 });
     const run = await runCodex({ baseURL: gw.url, apiKey: key, prompt: taskPrompt('exec'), model: MODEL.anthropic, cwd: await dirs.make() });
     expect(run.code).toBe(1);
-    expect(run.failures).toEqual(expect.arrayContaining([expect.stringMatching(/quota/i)]));
+    expect(run.failures).toEqual(expect.arrayContaining([expect.stringMatching(/^Quota exceeded/)]));
     expect(gw.seen).toEqual(['POST']);
     expect(anthropic.requests).toHaveLength(0);
   });
@@ -239,7 +239,7 @@ admin: { tokens: [{ name: ops, token: "${admin}", access: write }] }
     const key = await caller('codex-empty', 0);
     const run = await runCodex({ baseURL: gw.url, apiKey: key, prompt: taskPrompt('patch'), model: MODEL.openai, cwd: await dirs.make() });
     expect(run.code).toBe(1);
-    expect(run.failures).toEqual(expect.arrayContaining([expect.stringMatching(/quota/i)]));
+    expect(run.failures).toEqual(expect.arrayContaining([expect.stringMatching(/^Quota exceeded/)]));
     expect((await lines('codex-empty', key)).map((l) => l.status)).toEqual([429]);
     expect(openai.requests).toHaveLength(0);
   });
