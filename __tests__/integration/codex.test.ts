@@ -143,10 +143,12 @@ describe('Codex through a mounted router', () => {
   });
 
   it('with supports_websockets = true, the upgrade gets 426 once and Codex makes its turns over HTTP POST', async () => {
-    const { key } = addCaller(gw.store, { balance: OPENING });
+    const { key, id } = addCaller(gw.store, { balance: OPENING });
     const run = await runCodex({ baseURL: gw.url, apiKey: key, prompt: taskPrompt('exec'), model: MODEL.openai, cwd: await dirs.make(), provider: { supports_websockets: true } });
     expect({ code: run.code, failures: run.failures }).toEqual({ code: 0, failures: [] });
     expect(gw.seen).toEqual(['GET upgrade:websocket', 'POST', 'POST']);
+    expect((await logged(gw.store, id, 2)).map((e) => e.status)).toEqual([200, 200]);
+    expect(gw.store.getLog().filter((e) => e.endpoint === 'responses' && e.status === 426)).toHaveLength(1); // logged before the POSTs end
   });
 });
 
