@@ -1,13 +1,10 @@
 /**
- * A fake Anthropic upstream with prompt-caching semantics: the prompt is a sequence of blocks (tools, system, then each
- * turn's blocks), each `cache_control` a breakpoint. A request reads the longest prefix a breakpoint (or one of the 20
- * blocks before it) finds cached, writes the prefix up to its last breakpoint, and reports usage as Anthropic does
- * (`input_tokens` excludes both). Breakpoint markers are not part of a prefix: moving them keeps the cache.
- * Tokens are stand-ins: a block's JSON characters ÷ 4, rounded up. Answers follow a scripted three-turn tool task.
+ * A fake Anthropic upstream with prompt-caching semantics (prompt-cache.ts), reporting usage as Anthropic does
+ * (`input_tokens` excludes reads and writes). Answers follow a scripted three-turn tool task.
  */
-import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { sendJson, startAgentServer, type AgentServer } from './fake-agent-server';
+import { PromptCache } from './prompt-cache';
 
 type Json = Record<string, unknown>;
 
@@ -24,29 +21,7 @@ export interface CachingAnthropic extends AgentServer {
   usages: CacheUsage[];
 }
 
-/** How many blocks before a breakpoint are looked at for a cached prefix (Anthropic's documented lookback). */
-const LOOKBACK = 20;
 const OUTPUT_TOKENS = 25;
-
-const withoutMarker = (item: unknown): unknown => {
-  if (typeof item !== 'object' || item === null || !('cache_control' in item)) return item;
-  const { cache_control: _marker, ...rest } = item as Json;
-  return rest;
-};
-
-/** The prompt as blocks, in Anthropic's prefix order (tools, system, messages), each with whether it is a breakpoint. */
-function blocksOf(body: Json): Array<{ text: string; breakpoint: boolean }> {
-  const out: Array<{ text: string; breakpoint: boolean }> = [];
-  const add = (where: string, item: unknown): void => void out.push({ text: JSON.stringify([where, withoutMarker(item)]), breakpoint: (item as Json).cache_control !== undefined });
-  for (const tool of (body.tools as unknown[] | undefined) ?? []) add('tool', tool);
-  const system = body.system;
-  for (const block of typeof system === 'string' ? [{ type: 'text', text: system }] : ((system as unknown[] | undefined) ?? [])) add('system', block);
-  for (const message of body.messages as Json[]) {
-    const content = message.content;
-    for (const block of typeof content === 'string' ? [{ type: 'text', text: content }] : (content as unknown[])) add(String(message.role), block);
-  }
-  return out;
-}
 
 /** The next turn of the task: read a file, then write it, then say it is done (by the tool results sent so far). */
 function answerFor(body: Json): { content: Json[]; stop_reason: string } {
@@ -72,30 +47,12 @@ function stream(res: http.ServerResponse, message: Json, usage: CacheUsage): voi
 
 /** Starts the fake; its cache lives as long as it does (no expiry: a test's turns come seconds apart). */
 export async function startCachingAnthropic(): Promise<CachingAnthropic> {
-  const cache = new Set<string>();
+  const cache = new PromptCache();
   const usages: CacheUsage[] = [];
   const server = await startAgentServer((req, res) => {
     const body = req.body as Json;
-    const blocks = blocksOf(body);
-    // A prefix is named by the hash of its blocks; its tokens are the blocks' summed stand-in counts.
-    const keys: string[] = [];
-    const tokens: number[] = [];
-    let hash = '';
-    let sum = 0;
-    for (const block of blocks) {
-      hash = createHash('sha256').update(hash).update(block.text).digest('hex');
-      sum += Math.ceil(block.text.length / 4);
-      keys.push(hash);
-      tokens.push(sum);
-    }
-    const breakpoints = blocks.flatMap((b, i) => (b.breakpoint ? [i] : []));
-    let read = -1;
-    for (const b of breakpoints) for (let i = b; i >= Math.max(0, b - LOOKBACK + 1); i--) if (i > read && cache.has(keys[i] as string)) read = i;
-    const last = breakpoints.at(-1) ?? -1;
-    for (const b of breakpoints) cache.add(keys[b] as string);
-    const readTokens = read >= 0 ? (tokens[read] as number) : 0;
-    const writeTokens = last > read ? (tokens[last] as number) - readTokens : 0;
-    const usage: CacheUsage = { input_tokens: sum - readTokens - writeTokens, cache_read_input_tokens: readTokens, cache_creation_input_tokens: writeTokens, output_tokens: OUTPUT_TOKENS };
+    const f = cache.use(body);
+    const usage: CacheUsage = { input_tokens: f.input, cache_read_input_tokens: f.read, cache_creation_input_tokens: f.write5m + f.write1h, output_tokens: OUTPUT_TOKENS };
     usages.push(usage);
     const message = { id: `msg_cache_${usages.length}`, type: 'message', role: 'assistant', model: body.model, ...answerFor(body), stop_sequence: null, usage };
     if (body.stream === true) stream(res, message, usage);

@@ -1,10 +1,12 @@
 /** A scripted fake Anthropic Messages upstream for Codex through the gateway: the tasks of codex-tasks.ts as tool_use turns of the
- * tools the gateway presents, with a signed thinking block (task `reason`) that must come back byte for byte, first in its turn. */
+ * tools the gateway presents, with a signed thinking block (task `reason`) that must come back byte for byte, first in its turn.
+ * Optionally its input figures come from a simulated prompt cache, and a turn's stream falls silent but for Anthropic's pings. */
 import type http from 'node:http';
 import { ANSWERS, ANTHROPIC_USAGE, CODEX_SIGNATURE, CODEX_THINKING, taskOf, toolCall, type CodexTask, type CodexTurn } from './codex-tasks';
 import { anthropicUsage, type SseEvent, type TurnUsage } from './fake-agent-anthropic-turns';
 import { pieces, sendJson, startAgentServer, type AgentRequest, type AgentServer } from './fake-agent-server';
-import { sse } from './fake-server';
+import { sleep, sse } from './fake-server';
+import { PromptCache } from './prompt-cache';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -17,6 +19,28 @@ export interface CodexAnthropicFake extends AgentServer {
   messages(): AgentRequest[];
   /** What each answered `/v1/messages` request played, with the usage it reported. */
   turns: Array<{ task: CodexTask; turn: CodexTurn; usage: TurnUsage }>;
+  /** When set, a call's input, cache-read and cache-write figures are what this cache makes of its breakpoints (the output
+   * figure stays scripted); unset, every figure is scripted (ANTHROPIC_USAGE). */
+  cache: PromptCache | undefined;
+  /** When set, the streamed answer of this turn falls silent after its opening events for `ms`, sending only a `ping` every
+   * `pingMs` (as Anthropic does while a model thinks at length), then goes on. */
+  stall: { turn: CodexTurn; ms: number; pingMs: number } | undefined;
+}
+
+/** Writes a turn's events; with `stall`, silent but for pings after the first two (message_start, the first block's start). */
+async function play(res: http.ServerResponse, events: SseEvent[], stall: { ms: number; pingMs: number } | undefined): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const [i, e] of events.entries()) {
+    if (i === 2 && stall) {
+      for (let until = Date.now() + stall.ms; Date.now() < until && !res.destroyed;) {
+        await sleep(stall.pingMs);
+        sse(res, { type: 'ping' }, 'ping');
+      }
+    }
+    if (res.destroyed) return;
+    sse(res, e.data, e.event);
+  }
+  res.end();
 }
 
 /** A turn as a Message (the JSON answer) and as the SSE events that stream it, in Anthropic's order and framing. */
@@ -92,14 +116,15 @@ export async function startCodexAnthropic(): Promise<CodexAnthropicFake> {
       blocks = [{ type: 'tool_use', id: codexToolUseId(task), ...call }];
       if (task === 'reason') blocks.unshift({ type: 'thinking', thinking: CODEX_THINKING.join(''), signature: CODEX_SIGNATURE });
     }
-    const usage = ANTHROPIC_USAGE[task][turn];
+    let usage = ANTHROPIC_USAGE[task][turn];
+    const cached = fake.cache?.use(body);
+    if (cached) usage = { input_tokens: cached.input, cache_read_input_tokens: cached.read, ephemeral_5m_input_tokens: cached.write5m, ephemeral_1h_input_tokens: cached.write1h, output_tokens: usage.output_tokens };
     turns.push({ task, turn, usage });
     const { message, events } = anthropicTurn(blocks, usage, body.model, `msg_codex_${server.requests.length}`);
     if (body.stream !== true) return sendJson(res, 200, message);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const e of events) sse(res, e.data, e.event);
-    res.end();
+    void play(res, events, fake.stall?.turn === turn ? fake.stall : undefined);
   });
   const messages = (): AgentRequest[] => server.requests.filter((r) => r.method === 'POST' && r.path.split('?')[0] === '/v1/messages');
-  return Object.assign(server, { messages, turns });
+  const fake: CodexAnthropicFake = Object.assign(server, { messages, turns, cache: undefined, stall: undefined });
+  return fake;
 }

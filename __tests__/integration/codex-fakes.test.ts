@@ -1,7 +1,8 @@
 /**
  * The scripted upstreams Codex's gateway tests run against, on their own with the official SDKs as clients: each task's tool
  * call names the tool the request offers (apply_patch's one string property read from its schema), the answers carry the
- * scripted cache-aware usage, and the Anthropic fake refuses a replayed thinking block that is altered, moved or missing.
+ * scripted cache-aware usage, and the Anthropic fake refuses a replayed thinking block that is altered, moved or missing; it can
+ * also take its input figures from a simulated prompt cache, and fall silent (but for pings) in a turn.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -10,6 +11,7 @@ import { anthropicUsage } from '../helpers/fake-agent-anthropic';
 import { openaiUsage } from '../helpers/fake-agent-openai';
 import { codexToolUseId, startCodexAnthropic, type CodexAnthropicFake } from '../helpers/fake-codex-anthropic';
 import { codexCallId, startCodexOpenAI, type CodexOpenAIFake } from '../helpers/fake-codex-openai';
+import { PromptCache } from '../helpers/prompt-cache';
 
 let anthropicFake: CodexAnthropicFake;
 let openaiFake: CodexOpenAIFake;
@@ -69,6 +71,45 @@ describe('the Anthropic fake', () => {
     await expect(replay([altered, call])).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining('Invalid `signature`') } } });
     await expect(replay([call, thinking])).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining('Expected `thinking`') } } });
     await expect(replay([call])).rejects.toMatchObject({ status: 400, error: { error: { message: expect.stringContaining('Expected `thinking`') } } });
+  });
+
+  it('with a cache, its input figures are what the breakpoints read and write (each at its lifetime); the output stays scripted', async () => {
+    anthropicFake.cache = new PromptCache();
+    try {
+      const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'You are Codex. '.repeat(200), cache_control: { type: 'ephemeral', ttl: '1h' } }];
+      const user: Anthropic.MessageParam = { role: 'user', content: [{ type: 'text', text: taskPrompt('exec'), cache_control: { type: 'ephemeral' } }] };
+      const first = await anthropic.messages.create({ model: 'claude-codex', max_tokens: 1_000, tools: TOOLS, system, messages: [user] });
+      expect(first.usage).toMatchObject({ input_tokens: 0, cache_read_input_tokens: 0, output_tokens: ANTHROPIC_USAGE.exec.tool.output_tokens });
+      expect(first.usage.cache_creation).toEqual({ ephemeral_1h_input_tokens: expect.any(Number), ephemeral_5m_input_tokens: expect.any(Number) });
+      const { ephemeral_1h_input_tokens: hour = 0, ephemeral_5m_input_tokens: minutes = 0 } = first.usage.cache_creation ?? {};
+      expect(hour).toBeGreaterThan(750); // tools and system
+      expect(minutes).toBeGreaterThan(0); // the user's turn
+      const again = await anthropic.messages.create({ model: 'claude-codex', max_tokens: 1_000, tools: TOOLS, system, messages: [user] });
+      expect(again.usage).toMatchObject({ input_tokens: 0, cache_read_input_tokens: hour + minutes, cache_creation_input_tokens: 0 });
+    } finally {
+      anthropicFake.cache = undefined;
+    }
+  });
+
+  it('with a stall, the turn\'s stream falls silent after its opening events but for pings, then goes on', async () => {
+    anthropicFake.stall = { turn: 'tool', ms: 300, pingMs: 50 };
+    try {
+      const res = await fetch(`${anthropicFake.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-codex', max_tokens: 1_000, stream: true, tools: TOOLS, messages: [{ role: 'user', content: taskPrompt('exec') }] }) });
+      const started = Date.now();
+      const events: Array<[string, number]> = [];
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        for (const name of decoder.decode(chunk).matchAll(/^event: (\w+)$/gm)) events.push([name[1] as string, Date.now() - started]);
+      }
+      const names = events.map(([name]) => name);
+      expect(names.slice(0, 2)).toEqual(['message_start', 'content_block_start']);
+      const firstContent = names.findIndex((n, i) => i >= 2 && n !== 'ping');
+      expect(firstContent).toBeGreaterThanOrEqual(6); // five pings or more in the silence
+      expect(events[firstContent]?.[1]).toBeGreaterThanOrEqual(250);
+      expect(names.at(-1)).toBe('message_stop');
+    } finally {
+      anthropicFake.stall = undefined;
+    }
   });
 });
 
