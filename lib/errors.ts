@@ -134,7 +134,8 @@ const CONTEXT_OVERFLOW = /prompt is too long|maximum context length|context leng
 const PARAM = /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*): /;
 
 /**
- * The OpenAI-shaped body of an error: `param` is the field a refusal names; a refusal of a missing
+ * The OpenAI-shaped body of an error: `param` is the field a gateway refusal names (never read out
+ * of an upstream's words, `upstreamMessage`); a refusal of a missing
  * field is `missing_required_parameter`, of another named field `invalid_value`; an upstream's
  * refusal of a prompt over the model's context (`upstreamMessage`, or the message itself) is
  * `context_length_exceeded`; an unknown model `model_not_found`.
@@ -144,7 +145,8 @@ export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessag
   if (code === 'invalid_request_error' && CONTEXT_OVERFLOW.test(upstreamMessage ?? message)) {
     return { error: { message, type: terms.type, code: 'context_length_exceeded', param: null } };
   }
-  const named = code === 'invalid_request_error' || code === 'not_found_error' ? PARAM.exec(message)?.[1] : undefined;
+  // Only the gateway's own refusals name a field; an upstream's words never make a `param`.
+  const named = upstreamMessage === undefined && (code === 'invalid_request_error' || code === 'not_found_error') ? PARAM.exec(message)?.[1] : undefined;
   const param = named === undefined || named === 'body' ? null : named;
   let openaiCode = terms.code;
   if (code === 'not_found_error' && param === 'model') openaiCode = 'model_not_found';

@@ -27,6 +27,7 @@ const script = (format: 'anthropic' | 'openai') => (body: Json): ScriptedTurn =>
   if (text.includes('SILENT-MID')) return { ...HELLO, pause: silences.pause.wait() };
   if (text.includes('PINGS')) return { ...HELLO, thinking: { text: ['Long thought.'], signature: 'sig' }, pings: 20 };
   if (text.includes('FAIL-500')) return { ...HELLO, status: { code: 500, message: 'upstream broke' } };
+  if (text.includes('BAD-400')) return { ...HELLO, status: { code: 400, message: 'messages.0.content: the upstream does not like it' } };
   return HELLO;
 };
 
@@ -89,6 +90,14 @@ describe('a prompt over the context: 400 context_length_exceeded, not retried', 
     expect(res.headers.get('x-should-retry')).toBe('false');
     expect(await res.json()).toEqual({ error: { message, type: 'invalid_request_error', code: 'context_length_exceeded', param: null } });
   });
+});
+
+it("an upstream's 400 keeps its words on an agent-ready model but names no param: only the gateway's own refusals name a field", async () => {
+  for (const [path, body] of [['/v1/responses', responses('gpt', 'BAD-400')], ['/v1/chat/completions', chat('claude', 'BAD-400')]] as const) {
+    const res = await post(path, body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { message: 'messages.0.content: the upstream does not like it', type: 'invalid_request_error', code: null, param: null } });
+  }
 });
 
 it('an upstream 5xx is a 500 server_error the client may retry', async () => {
