@@ -139,6 +139,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
       const u = ANSWER.usage;
       expect(entry).toMatchObject({ endpoint: 'responses', billingStatus: 'billed', cost: String(u.input + u.output * 2 + (u.cacheRead ?? 0) * 0.1), usage: { inputTokens: u.input, cacheReadInputTokens: u.cacheRead, outputTokens: u.output, provenance: 'confirmed' } });
       expect(entry.detail).toContain(`chained from ${first.id}`);
+      expect(await made.store.responses.responseOfRequest(entry.requestId)).toMatchObject({ responseId: second.id, stored: true, reason: null, previousResponseId: first.id }); // what GET /admin/requests/:id shows
     });
 
     it('responses.stream chains; a response is readable the instant its final event arrives (no retry, no poll), and equals what the client got', async () => {
