@@ -14,6 +14,7 @@ import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 import { keptBeforeStop, ResponseKeeper } from './responses-keep';
+import { checkResolvedResponses } from './responses-state';
 
 /** Options of proxyResponses(). */
 export interface ProxyResponsesOptions {
@@ -38,6 +39,7 @@ export interface ProxyResponsesOptions {
 export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHandler {
   const keepAliveMs = checkKeepAliveMs(options.keepAliveMs, 'proxyResponses');
   const storeTimeoutMs = checkTimeout(options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'proxyResponses: option "storeTimeoutMs"');
+  const responses = options.responses === undefined ? undefined : checkResolvedResponses(options.responses, 'proxyResponses');
   return function proxyResponsesMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const validated = res.locals.responses;
@@ -46,8 +48,9 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
     if (!resolved) return;
     const { model, adapter, request, agent } = resolved;
     const state = res.locals.responsesState;
-    const keeper = state && options.responses ? new ResponseKeeper(ctx, state, options.responses, storeTimeoutMs) : undefined;
-    const plan = keeper ? { ...validated, echo: { ...validated.echo, previous_response_id: state?.previous?.id ?? null }, sealed: keeper.sealed } : validated;
+    const keeper = state && responses ? new ResponseKeeper(ctx, state, responses, storeTimeoutMs) : undefined;
+    const echo = state?.previous ? { ...validated.echo, previous_response_id: state.previous.id } : validated.echo;
+    const plan = keeper ? { ...validated, echo, sealed: keeper.sealed } : { ...validated, echo };
     const envelope = new ResponseEnvelope(plan, responseIdOf(ctx.requestId), model.id, Math.floor(ctx.startedAt / 1000));
     startCall(ctx, res, next, adapter.name, async (call) => {
       // A plain-text (V1) model answers text only, as on the other routes.

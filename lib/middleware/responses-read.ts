@@ -4,6 +4,7 @@ import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { ENCRYPTED_INCLUDE, shownItem, shownResponse } from '../formats/openai-responses/history';
 import type { ResolvedResponses } from '../responses-options';
+import { checkResolvedResponses } from './responses-state';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { InputItemsQuery, ResponseStore } from '../stores/responses';
 import { checkTimeout, withTimeout } from '../timeout';
@@ -89,10 +90,7 @@ function itemsQuery(query: (name: string) => string[]): InputItemsQuery {
  * that says storing is off. Unbilled (mount them with limits() by requests, as the router does).
  */
 export function storedResponses(options: StoredResponsesOptions): StoredResponsesRoutes {
-  const responses = options?.responses;
-  if (!responses || typeof responses !== 'object' || !('store' in responses)) {
-    throw new TypeError('storedResponses: option "responses" must be the resolved responses option (resolveOptions(options).responses).');
-  }
+  const responses = checkResolvedResponses(options?.responses, 'storedResponses');
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'storedResponses: option "timeoutMs"');
   /** A handler reading the store as the caller: what `run` answers is sent as JSON; undefined is the 404. */
   const reading = (run: (store: ResponseStore, callerId: string, id: string, query: (name: string) => string[]) => Promise<object | undefined>): RequestHandler =>

@@ -43,6 +43,16 @@ export interface ResponsesStateOptions {
   timeoutMs?: number;
 }
 
+/** Checks that `value` is the resolved `responses` option (what resolveOptions() makes of the user's), for a factory named `who`. */
+export function checkResolvedResponses(value: unknown, who: string): ResolvedResponses {
+  const r = value as Partial<ResolvedResponses> | null | undefined;
+  const storeOk = r?.store === undefined || typeof r.store?.putResponse === 'function';
+  if (typeof r !== 'object' || r === null || !storeOk || !Number.isSafeInteger(r.retentionDays) || !Number.isSafeInteger(r.maxBytes)) {
+    throw new TypeError(`${who}: option "responses" must be the resolved responses option (resolveOptions(options).responses), not the option itself.`);
+  }
+  return r as ResolvedResponses;
+}
+
 /** Adds `text` to the request log's detail when the request concludes (after whatever else set the detail). */
 export function logDetail(ctx: GatewayContext, text: string): void {
   ctx.finalizers.push((c) => {
@@ -67,10 +77,7 @@ const unavailable = (err: unknown): GatewayError =>
  * each. Storing off: 400 naming the field and the option. The log line says `chained from <id>`.
  */
 export function responsesState(options: ResponsesStateOptions): RequestHandler {
-  const responses = options?.responses;
-  if (!responses || typeof responses !== 'object' || !('store' in responses)) {
-    throw new TypeError('responsesState: option "responses" must be the resolved responses option (resolveOptions(options).responses).');
-  }
+  const responses = checkResolvedResponses(options?.responses, 'responsesState');
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'responsesState: option "timeoutMs"');
   return function responsesStateMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
