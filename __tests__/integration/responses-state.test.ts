@@ -218,6 +218,13 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     expect(await noteOf(made.store, id(unasked))).toMatchObject({ responseId: unasked.id, stored: false, reason: 'not_requested' });
   });
 
+  it('input_tokens chains too: the count covers the history', async () => {
+    const first = await client().responses.create({ model: 'claude', input: 'Hello' });
+    expect(await client().responses.inputTokens.count({ model: 'claude', previous_response_id: first.id, input: 'And again?' })).toEqual({ object: 'response.input_tokens', input_tokens: 4242 });
+    const counted = claude.requests.filter((r) => r.path.endsWith('/count_tokens')).at(-1)?.body?.messages as Json[];
+    expect(counted.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
   it('retention: a response past its expiresAt is unreadable and chains no more', async () => {
     const kept = await client().responses.create({ model: 'claude', input: 'Hello' });
     const record = await made.store.responses.getResponse(owner.id, kept.id);
