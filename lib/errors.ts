@@ -138,7 +138,8 @@ const PARAM = /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*): /;
  * of an upstream's words, `upstreamMessage`); a refusal of a missing
  * field is `missing_required_parameter`, of another named field `invalid_value`; an upstream's
  * refusal of a prompt over the model's context (`upstreamMessage`, or the message itself) is
- * `context_length_exceeded`; an unknown model `model_not_found`.
+ * `context_length_exceeded`; an unknown model `model_not_found`, an unknown previous response
+ * `previous_response_not_found`.
  */
 export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessage?: string): OpenAIErrorBody {
   const terms = OPENAI_ERRORS[code];
@@ -150,6 +151,7 @@ export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessag
   const param = named === undefined || named === 'body' ? null : named;
   let openaiCode = terms.code;
   if (code === 'not_found_error' && param === 'model') openaiCode = 'model_not_found';
+  else if (code === 'not_found_error' && param === 'previous_response_id') openaiCode = 'previous_response_not_found';
   else if (code === 'invalid_request_error' && param !== null) openaiCode = message.endsWith(': Field required') ? 'missing_required_parameter' : 'invalid_value';
   return { error: { message, type: terms.type, code: openaiCode, param } };
 }

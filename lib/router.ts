@@ -18,11 +18,13 @@ import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
 import { proxyResponses } from './middleware/proxy-responses';
-import { requestId } from './middleware/request-id';
+import { requestId, type RequestIdOptions } from './middleware/request-id';
 import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { validateResponses } from './middleware/validate-responses';
+import { storedResponseEndpoint, storedResponses } from './middleware/responses-read';
+import { responsesState } from './middleware/responses-state';
 import { refuseWebSocket } from './middleware/websocket-refused';
 import { resolveOptions, type GatewayOptions } from './options';
 import { catalogOverridesOf } from './stores/catalog-overrides';
@@ -63,6 +65,7 @@ export type GatewayRouter = Router & {
 /**
  * Builds the gateway: `POST /v1/messages`, `POST /v1/messages/count_tokens`,
  * `POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/responses/input_tokens`,
+ * `GET`/`DELETE /v1/responses/:id`, `GET /v1/responses/:id/input_items`,
  * `POST /v1/rerank` (and `/v2/rerank`), `GET /v1/models` and
  * `GET /v1/models/:id`. Mount it anywhere: `app.use(router)` or
  * `app.use('/gw', router)`. Every stage is an exported factory; a host route can reuse them.
@@ -88,7 +91,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // against its profile: an unknown model is a 404 whatever the body holds.
   const billing = billingHook({ store, writer: config.writer, observer: config.observer, ...(config.onSettled ? { onSettled: config.onSettled } : {}) });
   // Each route knows its endpoint label; only unknown paths derive it from the URL.
-  const bare = (endpoint?: string, format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
+  const bare = (endpoint?: RequestIdOptions['endpoint'], format?: WireFormat) => [requestId({ ...(endpoint ? { endpoint } : {}), ...(format ? { format } : {}) }), billing, gate];
   // A route that reads the catalog first makes sure it follows the store's runtime edits.
   const head = (endpoint: string, format?: WireFormat) => [...bare(endpoint, format), ...(follower ? [follower.gate] : [])];
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
@@ -101,11 +104,14 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
-  // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body).
+  // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body);
+  // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
+  const stored = { responses: config.responses, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
   const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
-    validateResponses({ models }), ...admission, proxyResponses({ keepAliveMs: config.keepAliveMs })]);
+    responsesState(stored), validateResponses({ models }), ...admission,
+    proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, ...(config.storeTimeoutMs === undefined ? {} : { storeTimeoutMs: config.storeTimeoutMs }) })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
-    resolveModel({ models, capability: 'llm' }), validateResponses({ models, count: true }),
+    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, count: true }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ ...(estimator ? { estimator } : {}), answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
@@ -122,8 +128,21 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // A path served here, asked with another method: 405 with `allow`.
   router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
-  // WebSocket mode is not served (426: Codex falls back to HTTP); stored responses do not exist here (404).
+  // WebSocket mode is not served (426: Codex falls back to HTTP).
   router.all(['/v1/responses', '/v1/responses/input_tokens'], compose([...bare(undefined, 'openai'), refuseWebSocket(), methodNotAllowed(['POST'])]));
+  // Stored responses: read, deleted, their input items listed, as the caller's account; never billed, limited by requests.
+  // The head goes first so that a path parameter the router refuses is logged too; each path's methods are named by a 405.
+  const reads = storedResponses(stored);
+  const readLimits = limits({ ...config.limits, estimator: NO_TOKENS });
+  const openaiErrors = errorHandler({ format: 'openai' });
+  router.use('/v1/responses/', compose(bare(storedResponseEndpoint, 'openai')));
+  router.get('/v1/responses/:id', compose([auth, readLimits, reads.get]), openaiErrors);
+  router.delete('/v1/responses/:id', compose([auth, readLimits, reads.delete]), openaiErrors);
+  router.get('/v1/responses/:id/input_items', compose([auth, readLimits, reads.inputItems]), openaiErrors);
+  router.post('/v1/responses/:id/cancel', compose([auth, readLimits, reads.cancel]), openaiErrors);
+  router.all('/v1/responses/:id', methodNotAllowed(['GET', 'DELETE']));
+  router.all('/v1/responses/:id/input_items', methodNotAllowed(['GET']));
+  router.all('/v1/responses/:id/cancel', methodNotAllowed(['POST']));
   router.use('/v1/responses', compose([...bare('unknown', 'openai'), notFound()]));
   // One label for every path not served: a client must not be able to mint metric series (the path is in the log's detail).
   if (config.notFound) router.use(paths, compose([...bare('unknown'), notFound()]));

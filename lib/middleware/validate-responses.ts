@@ -32,8 +32,8 @@ export interface ValidateResponsesOptions {
 
 /**
  * Refuses an invalid body with 400 `invalid_request_error` naming the field (OpenAI's `param`),
- * before anything reaches the upstream: the schema's shape and bounds; `previous_response_id`,
- * `conversation` and `background` (nothing is stored); for a V1 model, anything but text. Then
+ * before anything reaches the upstream: the schema's shape and bounds; `previous_response_id`
+ * (responsesState() before it resolves and removes it), `conversation` and `background`; for a V1 model, anything but text. Then
  * translates the body (lib/formats/openai-responses) into a Messages body for the rest of the
  * pipeline, records `stream`, the caller's user tag and what the translation dropped (the log's
  * `detail`), and leaves the answer's plan in `res.locals.responses`. A body naming a model that is

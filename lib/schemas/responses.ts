@@ -139,10 +139,11 @@ export const responsesSchema = {
 
 type Found = { path: string; message: string } | undefined;
 
-/** Fields refused by name on every model: state the next release keeps, and what no upstream here can do. */
+/** Fields refused by name on every model: state this route does not keep, and what no upstream here can do. */
 export function findRefusedResponses(body: Record<string, unknown>): Found {
   const set = (field: string): boolean => body[field] !== undefined && body[field] !== null;
-  if (set('previous_response_id')) return { path: 'previous_response_id', message: 'this gateway keeps no responses; send the whole conversation in input (as Codex does)' };
+  // Chaining is resolved by responsesState() before this check (which removes the field): a route without it keeps no responses.
+  if (set('previous_response_id')) return { path: 'previous_response_id', message: 'this route keeps no responses (it has no responsesState()); send the whole conversation in input (as Codex does)' };
   if (set('conversation')) return { path: 'conversation', message: 'this gateway keeps no conversations; send the whole conversation in input' };
   if (body.background === true) return { path: 'background', message: 'background responses are not supported; stream instead' };
   if (set('prompt')) return { path: 'prompt', message: 'reusable prompts live on OpenAI; send their text as instructions' };

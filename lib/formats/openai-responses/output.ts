@@ -10,11 +10,18 @@ export const outputText = (text: string): OutputText => ({ type: 'output_text', 
 
 export const messageItem = (status: ItemStatus): MessageItem => ({ type: 'message', id: newId('message'), role: 'assistant', status, content: [] });
 
-/** A reasoning item: its summary the thinking's text when the request asked for one; the gateway's encrypted content when `include` asked. */
+/**
+ * A reasoning item: its summary the thinking's text when the request asked for one; the gateway's
+ * encrypted content when `include` asked (and in `plan.sealed`, when the plan keeps it).
+ */
 export function reasoningItem(block: ReasoningBlock, plan: ResponsesPlan, id = newId('reasoning')): ReasoningItem {
   const text = isBlock(block, 'thinking') ? block.thinking : '';
   const item: ReasoningItem = { type: 'reasoning', id, summary: plan.summary && text !== '' ? [{ type: 'summary_text', text }] : [], status: 'completed' };
-  if (plan.encrypted) item.encrypted_content = encryptedContentOf(block);
+  const content = plan.encrypted || plan.sealed ? encryptedContentOf(block) : undefined;
+  if (content !== undefined) {
+    plan.sealed?.set(id, content);
+    if (plan.encrypted) item.encrypted_content = content;
+  }
   return item;
 }
 

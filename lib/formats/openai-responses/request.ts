@@ -28,6 +28,8 @@ export interface ResponsesPlan {
   readonly summary: boolean;
   /** The request's fields every response object repeats (instructions, tools, tool_choice…). */
   readonly echo: Readonly<Record<string, unknown>>;
+  /** When given, each reasoning item's encrypted content is kept here by item id, whatever `include` asked (a stored response keeps it for chaining). */
+  readonly sealed?: Map<string, string>;
 }
 
 /** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */

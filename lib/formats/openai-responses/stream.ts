@@ -15,7 +15,7 @@ import { callItem, customInputOf, messageItem, outputText, reasoningItem, webSea
 import type { ReasoningBlock } from './reasoning';
 import { isIncomplete, type ResponseEnvelope } from './response';
 import { WEB_SEARCH_TOOL } from './tools';
-import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, WebSearchItem } from './types';
+import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, ResponseObject, WebSearchItem } from './types';
 
 /** What an open content block is being written into. */
 type Open =
@@ -34,6 +34,7 @@ export class ResponsesStream {
   private message: { item: MessageItem; at: number } | undefined;
   private usage: Partial<MessageUsage> | undefined;
   private stop: StopReason | null = null;
+  private final: ResponseObject | undefined;
 
   constructor(private readonly envelope: ResponseEnvelope) {}
 
@@ -72,7 +73,7 @@ export class ResponsesStream {
           break;
         case 'message_stop': {
           text += this.closeMessage();
-          const response = this.envelope.final(this.stop, this.output, this.usage);
+          const response = this.finish();
           text += this.event(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
           break;
         }
@@ -80,6 +81,15 @@ export class ResponsesStream {
       }
     }
     return text;
+  }
+
+  /**
+   * The final response, made once: what the final event carries. Read before `message_stop` is
+   * given (the usage and stop reason known), it may be changed (its `store`) before that event is written.
+   */
+  finish(): ResponseObject {
+    if (this.message) this.message.item.status = isIncomplete(this.stop) ? 'incomplete' : 'completed';
+    return (this.final ??= this.envelope.final(this.stop, this.output, this.usage));
   }
 
   /** What a silence gets: the opening events, or `response.in_progress` with the output so far (a client's snapshot stays whole). */
