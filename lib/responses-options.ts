@@ -20,8 +20,6 @@ export const RESPONSES_BOUNDS = Object.freeze({ retentionDays: { min: 1, max: 36
 /** The option resolved: `store` is the ResponseStore to use, undefined when storing is off. */
 export interface ResolvedResponses {
   readonly store: ResponseStore | undefined;
-  /** Where a response not stored is noted for the request log (`disabled`, `not_requested`): the store's `responses`, on or off, when it has one. */
-  readonly notes: Pick<ResponseStore, 'noteResponse'> | undefined;
   readonly retentionDays: number;
   readonly maxBytes: number;
 }
@@ -49,7 +47,6 @@ export function resolveResponses(options: ResponsesOptions | undefined, store: G
   const maxBytes = bounded('maxBytes', options?.maxBytes, 'bytes');
   let responses: ResponseStore | undefined;
   const candidate = (store as { responses?: Partial<Record<string, unknown>> }).responses;
-  const notes = typeof candidate?.noteResponse === 'function' ? (candidate as unknown as ResponseStore) : undefined;
   if (on) {
     const missing = RESPONSE_STORE_METHODS.filter((m) => typeof candidate?.[m] !== 'function');
     if (missing.length > 0) {
@@ -57,5 +54,5 @@ export function resolveResponses(options: ResponsesOptions | undefined, store: G
     }
     responses = candidate as unknown as ResponseStore;
   }
-  return Object.freeze({ store: responses, notes: responses ?? notes, retentionDays, maxBytes });
+  return Object.freeze({ store: responses, retentionDays, maxBytes });
 }

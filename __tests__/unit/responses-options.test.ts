@@ -5,15 +5,15 @@ import type { GatewayOptions, GatewayStore, ModelEntry } from '../../lib';
 const models: ModelEntry[] = [{ id: 'm', capability: 'llm', upstream: anthropicAdapter({ baseURL: 'http://127.0.0.1:1' }), pricing: { input: 1, output: 2 } }];
 const resolve = (responses: unknown, store: GatewayStore = new MemoryStore()) => resolveOptions({ store, models, responses } as GatewayOptions).responses;
 
-it('is off unless the operator turns it on; the defaults are 30 days and 1 MiB; off, the store still takes the notes of what was not stored', () => {
+it('is off unless the operator turns it on; the defaults are 30 days and 1 MiB', () => {
   const store = new MemoryStore();
-  expect(resolve(undefined, store)).toEqual({ store: undefined, notes: store.responses, retentionDays: 30, maxBytes: 1_048_576 });
-  expect(resolve({ store: false, retentionDays: 7 }, store)).toEqual({ store: undefined, notes: store.responses, retentionDays: 7, maxBytes: 1_048_576 });
+  expect(resolve(undefined, store)).toEqual({ store: undefined, retentionDays: 30, maxBytes: 1_048_576 });
+  expect(resolve({ store: false, retentionDays: 7 }, store)).toEqual({ store: undefined, retentionDays: 7, maxBytes: 1_048_576 });
 });
 
 it("turned on, the routes get the store's own ResponseStore, also when an observer wraps the gateway store", () => {
   const store = new MemoryStore();
-  expect(resolve({ store: true, retentionDays: 1, maxBytes: 1024 }, store)).toEqual({ store: store.responses, notes: store.responses, retentionDays: 1, maxBytes: 1024 });
+  expect(resolve({ store: true, retentionDays: 1, maxBytes: 1024 }, store)).toEqual({ store: store.responses, retentionDays: 1, maxBytes: 1024 });
   const observed = resolveOptions({ store, models, responses: { store: true }, observers: [{ storeCall: () => undefined }] });
   expect(observed.store).not.toBe(store); // wrapped: it has no `responses`
   expect(observed.responses.store).toBe(store.responses);
@@ -37,5 +37,5 @@ it('refuses to turn storing on over a store that cannot keep responses, naming w
   expect(() => resolve({ store: true }, bare as unknown as GatewayStore)).toThrow(
     'createGatewayRouter: option "responses.store" is true but the store has no "responses" implementing putResponse, getResponse, deleteResponse, listInputItems, deleteResponsesOf, noteResponse, responseOfRequest, sweepExpiredResponses (MemoryStore and PostgresStore have one; or set responses.store to false).',
   );
-  expect(resolve({ store: false }, bare as unknown as GatewayStore)).toMatchObject({ store: undefined, notes: undefined }); // off, such a store serves as before
+  expect(resolve({ store: false }, bare as unknown as GatewayStore)).toMatchObject({ store: undefined }); // off, such a store serves as before
 });

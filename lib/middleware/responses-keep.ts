@@ -35,7 +35,8 @@ export class ResponseKeeper {
     const caller = ctx.caller;
     if (ctx.closed || !caller) return; // the client left: a response nobody received is not kept
     const store = responses.store;
-    if (!store || state.notStored) return this.note(response.id, caller.id, state.notStored ?? 'disabled');
+    if (!store) return; // storing off: answered store: false, nothing written
+    if (state.notStored) return this.note(response.id, caller.id, state.notStored);
     const usage = ctx.usage.snapshot();
     const served = ctx.attempts.filter((a) => a.ok).at(-1)?.upstream ?? ctx.upstream ?? 'unknown';
     const body = state.body;
@@ -56,9 +57,12 @@ export class ResponseKeeper {
     }
   }
 
-  /** Notes why a response was not stored, for the request log; written as the request concludes (never delaying the answer). */
+  /**
+   * Notes why a response was not stored, for the request log; written as the request concludes
+   * (never delaying the answer).
+   */
   private note(responseId: string, callerId: string, reason: NotStoredReason): void {
-    const notes = this.responses.notes;
+    const notes = this.responses.store;
     if (!notes) return;
     const previousResponseId = this.state.previous?.id ?? null;
     this.ctx.finalizers.push(() => notes.noteResponse({ requestId: this.ctx.requestId, responseId, callerId, stored: false, reason, previousResponseId }));

@@ -31,8 +31,8 @@ export interface ResponsesState {
   readonly history: ReadonlyArray<Record<string, unknown>>;
   /** The body as the client sent it (its own input, instructions and tools are stored). */
   readonly body: Readonly<ResponsesRequest>;
-  /** Why the response is not to be stored: `store: false` asked, or storing is off; undefined when it is to be. */
-  readonly notStored: 'not_requested' | 'disabled' | undefined;
+  /** `not_requested` when the request said `store: false`; undefined otherwise (storing off is `responses.store` undefined). */
+  readonly notStored: 'not_requested' | undefined;
 }
 
 /** Options of responsesState(). */
@@ -84,7 +84,7 @@ export function responsesState(options: ResponsesStateOptions): RequestHandler {
     const caller = ctx.caller;
     if (!caller) return next(new Error('model-gateway: responsesState() needs authenticate() before it.'));
     const body = req.body as ResponsesRequest;
-    const notStored = body.store === false ? 'not_requested' : responses.store ? undefined : 'disabled';
+    const notStored = body.store === false ? 'not_requested' : undefined;
     const id = body.previous_response_id;
     if (id === undefined || id === null) {
       res.locals.responsesState = { previous: undefined, history: [], body, notStored };
