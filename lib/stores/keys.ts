@@ -1,11 +1,15 @@
 /** API keys as records an operator manages: created, listed, updated, disabled, rotated, revoked (never deleted). */
+import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors';
 import type { Caller, LimitSettings } from '../types';
 import type { Page } from './reads';
 import type { Awaitable } from './types';
 
+/** A key's states: `revoked` is final; `disabled` can be enabled again. */
+export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
+
 /** A key's state: `revoked` is final; `disabled` can be enabled again. */
-export type KeyStatus = 'active' | 'disabled' | 'revoked';
+export type KeyStatus = typeof KEY_STATUSES[number];
 
 /** What a store keeps of a key: never the secret, only its digest (the id derives from it) and a display prefix. */
 export interface KeyRecord {
@@ -49,6 +53,9 @@ export interface KeyAdminStore {
 
 /** The public id of a key: derived from its digest, so it names the key without revealing it. */
 export const keyIdOf = (keyHash: string): string => `key_${keyHash.slice(0, 20)}`;
+
+/** A new key's secret, the one format every way of making a key uses: `sk-mgw-` and 32 random bytes (base64url). */
+export const newKeySecret = (): string => `sk-mgw-${randomBytes(32).toString('base64url')}`;
 
 /** The display prefix of a secret: its first 10 characters at most (never more than a third of it). */
 export const prefixOf = (secret: string): string => secret.slice(0, Math.min(10, Math.floor(secret.length / 3)));

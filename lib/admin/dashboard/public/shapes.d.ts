@@ -4,7 +4,7 @@ export type { KeyRecord } from '../../../stores/keys';
 export type { Account, LedgerEntry, Page } from '../../../stores/reads';
 export type { ReviewRecord, ReviewResolution } from '../../../stores/reviews';
 export type { AccountRow, SeriesPoint } from '../../../stores/stats';
-export type { RequestLogEntry } from '../../../stores/types';
+export type { BillingStatus, RequestLogEntry } from '../../../stores/types';
 import type { RequestLogEntry } from '../../../stores/types';
 import type { ResponseNote } from '../../../stores/responses';
 
