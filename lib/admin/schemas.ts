@@ -2,6 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
 import { capabilitySchema, enumOf, orNull } from '../schemas/shapes';
+import type { RequestLogEntry } from '../stores/types';
 import type { Pricing } from '../types';
 
 const { Optional } = Type;
@@ -60,6 +61,12 @@ export type ModelInput = Static<typeof modelSchema>;
 /** A model as GET /models shows it: every field (null for what is not set). */
 export const modelViewSchema = Type.Required(modelSchema);
 
+/** A model as GET /models shows it (the dashboard reads it so). */
+export type ModelView = Static<typeof modelViewSchema>;
+
+/** A runtime override as GET /models/overrides shows it. */
+export type OverrideView = Static<typeof overrideSchema>;
+
 /** The body of PUT /models: what GET /models shows is accepted back as it is. */
 export const modelsBodySchema = Type.Object({ models: Type.Array(modelSchema, { minItems: 1, maxItems: 10_000 }) }, { additionalProperties: false });
 
@@ -69,3 +76,6 @@ export const responseNoteSchema = Type.Union([Type.Null(), Type.Object({
   reason: enumOf(['too_large', 'conflict', 'not_requested', 'disabled', null], { description: 'Why it was not stored (null when stored)' }),
   previousResponseId: orNull(Type.String()),
 }, { additionalProperties: false })]);
+
+/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one. */
+export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema> };
