@@ -36,7 +36,7 @@ describe('the admin OpenAPI document', () => {
   });
 
   it('shows the shapes written once: the limits of a key and of the config, the billing statuses', () => {
-    const schemas = adminOpenApi.components.schemas as Record<string, { properties: Record<string, { anyOf?: unknown[]; enum?: unknown[] }> }>;
+    const schemas = adminOpenApi.components.schemas as unknown as Record<string, { properties: Record<string, { anyOf?: unknown[]; enum?: unknown[] }> }>;
     const keyBody = (adminOpenApi.paths['/keys'] as Record<string, Operation>).post?.requestBody?.content['application/json']?.schema as { properties: { limits: { anyOf: unknown[] } } };
     expect(keyBody.properties.limits.anyOf[0]).toBe(limitsSchema);
     expect(schemas.Key?.properties.limits?.anyOf?.[0]).toBe(limitsSchema);
