@@ -1,10 +1,10 @@
 /** The OpenAPI 3.1 document of the admin API, served at GET /openapi.json (schemas are JSON Schema 2020-12): its paths built from the route table, its shared answers here. */
-import { Type, type TObject } from '@sinclair/typebox';
+import type { TObject } from '@sinclair/typebox';
 import { FIGURE_NAMES } from '../billing/figures';
 import { usageSchema } from '../billing/figure-schemas';
 import { compileSchema } from '../schemas/ajv';
-import { billingStatusSchema, enumOf, limitsSchema } from '../schemas/shapes';
-import { KEY_STATUSES } from '../stores/keys';
+import { billingStatusSchema } from '../schemas/shapes';
+import { keyRecordSchema } from '../stores/keys';
 import { VERSION } from '../version';
 import { ADMIN_ROUTES } from './routes';
 import { modelViewSchema, overrideSchema, ref, responseNoteSchema } from './schemas';
@@ -17,14 +17,7 @@ const usage = usageSchema;
 
 const schemas = {
   Error: { type: 'object', required: ['type', 'error'], properties: { type: { const: 'error' }, error: { type: 'object', required: ['type', 'message'], properties: { type: { type: 'string' }, message: { type: 'string' } } }, request_id: { type: 'string' } } },
-  Key: {
-    type: 'object', required: ['keyId', 'prefix', 'callerId', 'models', 'limits', 'metadata', 'status', 'createdAt', 'lastUsedAt', 'expiresAt'], additionalProperties: false,
-    properties: {
-      keyId: { type: 'string', pattern: '^key_[0-9a-f]{20}$' }, prefix: { type: 'string', maxLength: 10 }, callerId: { type: 'string' },
-      models: { type: ['array', 'null'], items: { type: 'string' } }, limits: Type.Union([limitsSchema, Type.Null()]), metadata: { type: ['object', 'null'], additionalProperties: { type: 'string' } },
-      status: enumOf(KEY_STATUSES), createdAt: { type: 'integer' }, lastUsedAt: nullableInt, expiresAt: nullableInt,
-    },
-  },
+  Key: keyRecordSchema,
   NewKey: { type: 'object', required: ['key', 'record'], properties: { key: { type: 'string', description: 'The secret: shown this once, never again.' }, record: ref('Key'), previous: ref('Key') } },
   Account: { type: 'object', required: ['balance', 'held', 'carry', 'ledger'], properties: { callerId: { type: 'string' }, balance: { type: 'integer' }, held: { type: 'integer' }, carry: { type: 'string', pattern: '^0(\\.\\d{1,12})?$' }, ledger: { type: 'integer' } } },
   CreditResult: { type: 'object', required: ['applied', 'callerId', 'amount', 'idempotencyKey', 'account'], properties: { applied: { type: 'boolean' }, callerId: { type: 'string' }, amount: { type: 'integer' }, idempotencyKey: { type: 'string' }, account: ref('Account') } },
