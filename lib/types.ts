@@ -1,18 +1,12 @@
 /** Domain types shared by middlewares, adapters and stores: callers, usage, prices, rerank. The Messages types live in lib/messages. */
 import type { PriceField, UsageFigureName } from './billing/figures';
+import type { LimitSettings } from './schemas/shapes';
 
-/** What a model can be used for; each endpoint needs one. */
-export type Capability = 'llm' | 'rerank';
+/** What a model can be used for; each endpoint needs one (the list: CAPABILITIES, lib/schemas/shapes.ts). */
+export type { Capability } from './schemas/shapes';
 
-/** Per-caller limits; `undefined` or 0 means unlimited. */
-export interface LimitSettings {
-  /** Requests per minute. */
-  rpm?: number;
-  /** Tokens per minute (estimated at admission, corrected at settle). */
-  tpm?: number;
-  /** Requests in flight at once. */
-  concurrency?: number;
-}
+/** Per-caller limits (rpm, tpm, concurrency); `undefined` or 0 means unlimited. Its one JSON Schema: lib/schemas/shapes.ts. */
+export type { LimitSettings } from './schemas/shapes';
 
 /** An authenticated caller, as the key store returns it. */
 export interface Caller {

@@ -1,56 +1,75 @@
 /** Admin routes for money and accounts: balance, held, carry; credits and debits by Idempotency-Key; ledger, spend, reviews; erasing stored responses. */
-import express, { type Router } from 'express';
+import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors';
-import { bodyOf, Query, route } from './http';
-import { audit, creditAudited, type AdminStore } from './store';
+import { enumOf } from '../schemas/shapes';
+import { page, paging, queryText, ref, timeSchema } from './schemas';
+import { audit, creditAudited } from './store';
+import { defineRoute, type AdminRoute } from './table';
 
-const creditBody = bodyOf<{ amount: number; createAccount?: boolean }>({
-  type: 'object', required: ['amount'], additionalProperties: false,
-  properties: { amount: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 }, createAccount: { type: 'boolean' } },
-});
-const resolveBody = bodyOf<{ action: 'charge' | 'waive'; amount?: number; reason: string }>({
-  type: 'object', required: ['action', 'reason'], additionalProperties: false,
-  properties: { action: { enum: ['charge', 'waive'] }, amount: { type: 'integer', minimum: 0 }, reason: { type: 'string', minLength: 1, maxLength: 1000 } },
-});
+const { Optional } = Type;
+const callerIdOf = (params: Record<string, string>): string => params.callerId ?? '';
 
-export function accountRoutes(store: AdminStore): Router {
-  const router = express.Router();
+export const accountRoutes: readonly AdminRoute[] = [
   // An unknown caller is a 404 (the store says so).
-  router.get('/accounts/:callerId', route(async (req) => ({ callerId: String(req.params.callerId), ...(await store.getAccount(String(req.params.callerId))) })));
+  defineRoute({
+    method: 'get', path: '/accounts/{callerId}', summary: 'Balance, held, carried remainder (404: no account)', access: 'read', answer: ref('Account'),
+    handle: async ({ params, ctx }) => ({ callerId: callerIdOf(params), ...(await ctx.store.getAccount(callerIdOf(params))) }),
+  }),
   // Exactly once per Idempotency-Key: a retry returns the first result; another amount under the key is refused.
   // An unknown caller is a 404 unless the body says `"createAccount": true`.
-  router.post('/accounts/:callerId/credits', route(async (req, res) => {
-    const idempotencyKey = req.get('idempotency-key');
-    if (!idempotencyKey) throw new GatewayError('invalid_request_error', 'idempotency-key: header required (the same key never moves money twice).');
-    const { amount, createAccount } = creditBody(req.body);
-    if (amount === 0) throw new GatewayError('invalid_request_error', 'amount: must not be 0 (positive credits, negative debits).');
-    return creditAudited(store, res.locals.admin?.name ?? 'unknown', { callerId: String(req.params.callerId), amount, idempotencyKey, createAccount });
-  }));
-  router.get('/accounts/:callerId/ledger', route((req) => {
-    const q = new Query(req.query);
-    return store.listLedger({ callerId: String(req.params.callerId), from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after') });
-  }));
+  defineRoute({
+    method: 'post', path: '/accounts/{callerId}/credits', access: 'write', answer: ref('CreditResult'),
+    summary: 'Credit (or, negative, debit) once per Idempotency-Key; an unknown caller is a 404 unless createAccount is true',
+    headers: Type.Object({ 'Idempotency-Key': Type.String() }),
+    body: Type.Object({
+      amount: Type.Integer({ minimum: -9007199254740991, maximum: 9007199254740991, description: 'minor units; negative for a debit' }),
+      createAccount: Optional(Type.Boolean({ default: false })),
+    }, { additionalProperties: false }),
+    handle({ params, body, req, actor, ctx }) {
+      const idempotencyKey = req.get('idempotency-key');
+      if (!idempotencyKey) throw new GatewayError('invalid_request_error', 'idempotency-key: header required (the same key never moves money twice).');
+      if (body.amount === 0) throw new GatewayError('invalid_request_error', 'amount: must not be 0 (positive credits, negative debits).');
+      return creditAudited(ctx.store, actor, { callerId: callerIdOf(params), amount: body.amount, idempotencyKey, createAccount: body.createAccount });
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/accounts/{callerId}/ledger', summary: 'Ledger, newest first', access: 'read', answer: page('LedgerEntry'),
+    query: Type.Object({ from: Optional(timeSchema), to: Optional(timeSchema), ...paging }),
+    handle: ({ params, query, ctx }) => ctx.store.listLedger({ callerId: callerIdOf(params), ...query }),
+  }),
   // An operator's erasure of an account's stored responses (Responses API), audited with how many went.
-  router.delete('/accounts/:callerId/responses', route(async (req, res) => {
-    const callerId = String(req.params.callerId);
-    const deleted = (await store.responses?.deleteResponsesOf(callerId)) ?? 0;
-    await audit(store, res, 'responses.delete', `caller:${callerId}`, null, { deleted });
-    return { callerId, deleted };
-  }));
-  router.get('/spend', route((req) => {
-    const q = new Query(req.query);
-    return store.spend({ callerId: q.str('callerId'), from: q.required('from', q.time('from')), to: q.required('to', q.time('to')), limit: q.int('limit'), after: q.str('after') });
-  }));
-  router.get('/reviews', route((req) => {
-    const q = new Query(req.query);
-    return store.listReviews({ callerId: q.str('callerId'), open: q.bool('open'), limit: q.int('limit'), after: q.str('after') });
-  }));
-  router.post('/reviews/:requestId/resolve', route(async (req, res) => {
-    const body = resolveBody(req.body);
-    const requestId = String(req.params.requestId);
-    const out = await store.resolveReview({ requestId, action: body.action, amount: body.amount, reason: body.reason, by: res.locals.admin?.name ?? 'unknown' });
-    if (out.applied) await audit(store, res, `review.${body.action}`, `request:${requestId}`, null, out.review);
-    return out;
-  }));
-  return router;
-}
+  defineRoute({
+    method: 'delete', path: '/accounts/{callerId}/responses', access: 'write',
+    summary: 'Delete every stored Responses API response of an account (audited with the count); an account with none deletes 0',
+    answer: { type: 'object', required: ['callerId', 'deleted'], additionalProperties: false, properties: { callerId: { type: 'string' }, deleted: { type: 'integer', minimum: 0 } } },
+    async handle({ params, res, ctx }) {
+      const callerId = callerIdOf(params);
+      const deleted = (await ctx.store.responses?.deleteResponsesOf(callerId)) ?? 0;
+      await audit(ctx.store, res, 'responses.delete', `caller:${callerId}`, null, { deleted });
+      return { callerId, deleted };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/spend', summary: 'Spend per caller × model × UTC day, by day, caller, then model', access: 'read', answer: page('Spend'),
+    query: Type.Object({ from: timeSchema, to: timeSchema, callerId: Optional(queryText), ...paging }),
+    handle: ({ query, ctx }) => ctx.store.spend(query),
+  }),
+  defineRoute({
+    method: 'get', path: '/reviews', summary: 'Reviews, oldest first (open only by default)', access: 'read', answer: page('Review'),
+    query: Type.Object({ callerId: Optional(queryText), open: Optional(Type.Boolean()), ...paging }),
+    handle: ({ query, ctx }) => ctx.store.listReviews(query),
+  }),
+  defineRoute({
+    method: 'post', path: '/reviews/{requestId}/resolve', summary: 'Charge or waive a flagged request, once', access: 'write',
+    body: Type.Object({
+      action: enumOf(['charge', 'waive']), amount: Optional(Type.Integer({ minimum: 0 })), reason: Type.String({ minLength: 1, maxLength: 1000 }),
+    }, { additionalProperties: false }),
+    answer: { type: 'object', required: ['applied', 'review'], properties: { applied: { type: 'boolean' }, review: ref('Review') } },
+    async handle({ params, body, res, actor, ctx }) {
+      const requestId = params.requestId ?? '';
+      const out = await ctx.store.resolveReview({ requestId, action: body.action, amount: body.amount, reason: body.reason, by: actor });
+      if (out.applied) await audit(ctx.store, res, `review.${body.action}`, `request:${requestId}`, null, out.review);
+      return out;
+    },
+  }),
+];

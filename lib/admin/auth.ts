@@ -79,14 +79,15 @@ async function identify(req: Request, tokens: AdminTokens, limits: SignInLimits,
 /**
  * `Authorization: Bearer <admin token>`, or else a dashboard session when `session` is given.
  * Missing or unknown: 401 (an unknown one counts as a failure of the client's address: past
- * `limits`, 429 with `retry-after`). A `read` token on a write (any method but GET): 403.
+ * `limits`, 429 with `retry-after`). A `read` token on a write (`writes`, by default any method
+ * but GET; the admin router's: its route table's access): 403.
  */
-export function adminAuth(tokens: AdminTokens, limits: SignInLimits, session?: SessionAuth): RequestHandler {
+export function adminAuth(tokens: AdminTokens, limits: SignInLimits, session?: SessionAuth, writes: (req: Request) => boolean = (req) => req.method !== 'GET'): RequestHandler {
   return function adminAuthMiddleware(req, res, next) {
     identify(req, tokens, limits, session).then((found) => {
       if (found instanceof GatewayError) return next(found);
       if (!found) return next(new GatewayError('authentication_error', 'authorization: a valid admin token is required (Authorization: Bearer <token>).'));
-      if (req.method !== 'GET' && found.access !== 'write') return next(new GatewayError('permission_error', `authorization: token "${found.name}" may only read.`));
+      if (found.access !== 'write' && writes(req)) return next(new GatewayError('permission_error', `authorization: token "${found.name}" may only read.`));
       res.locals.admin = found;
       return next();
     }, next);

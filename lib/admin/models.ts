@@ -1,49 +1,18 @@
 /** Admin routes of the model catalog: GET and PUT /models, and the runtime overrides a store keeps (listed, reverted). */
-import express, { type Router } from 'express';
-import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
 import { pricesInEffect } from '../billing/pricing';
 import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
-import { fieldsOf, sameValue, type ModelFields } from '../catalog-fields';
+import { fieldsOf, sameValue } from '../catalog-fields';
 import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog-follow';
 import { overridesFor, type AppliedOverride } from '../catalog-overrides';
 import { GatewayError } from '../errors';
 import { catalogOverridesOf, type CatalogOverrideStore, type OverrideChange } from '../stores/catalog-overrides';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
-import { bodyOf, notFoundError, route } from './http';
+import { notFoundError } from './http';
+import { modelsBodySchema, page, ref, type ModelInput } from './schemas';
 import { audit, type AdminStore } from './store';
+import { defineRoute, type AdminRoute } from './table';
 
 type Adapter = MessagesAdapter | RerankAdapter;
-
-/** A model as PUT takes it: what GET shows (null for what is not set; `prices` and `override` are read-only), or the same with fields left out. */
-type ModelInput = Partial<Omit<ModelFields, 'capability' | 'upstream'>> & Pick<ModelFields, 'capability' | 'upstream'> & { id: string; prices?: unknown; override?: unknown };
-
-/** A runtime override as the admin API shows it. */
-export const overrideSchema = {
-  type: 'object', required: ['model', 'kind', 'fields', 'configured', 'actor', 'at', 'inUse', 'reason'], additionalProperties: false,
-  properties: {
-    model: { type: 'string' }, kind: { enum: ['edit', 'add', 'remove'] }, fields: { type: 'object', description: 'The values it sets (a whole model for add; none for remove)' },
-    configured: { type: ['object', 'null'], description: 'For an edit in use: the configured value of each field it sets' },
-    actor: { type: 'string' }, at: { type: 'integer' }, inUse: { type: 'boolean' }, reason: { type: ['string', 'null'], description: 'Why it is out of use' },
-  },
-} as const;
-
-/** One model as PUT /models takes it (the OpenAPI document's Model and the PUT body derive from it). */
-export const modelSchema = {
-  type: 'object', required: ['id', 'capability', 'upstream'], additionalProperties: false,
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 256 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string', minLength: 1, description: 'An adapter by its name' },
-    upstreamModel: { type: 'string', minLength: 1 }, free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: ['integer', 'null'], minimum: 1 },
-    displayName: { type: ['string', 'null'] }, createdAt: { type: ['string', 'null'] }, agentReady: { type: 'boolean' },
-    clampMaxTokens: { type: 'boolean' }, autoCache: { type: 'boolean' },
-    pricing: { ...pricingSchema, type: ['object', 'null'] },
-    prices: { ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' },
-    override: { anyOf: [overrideSchema, { type: 'null' }], description: 'Read-only: the runtime override this model serves with, null when it is as configured (ignored by PUT)' },
-  },
-} as const;
-
-/** The body of PUT /models: what GET /models shows is accepted back as it is. */
-export const modelsBodySchema = { type: 'object', required: ['models'], additionalProperties: false, properties: { models: { type: 'array', minItems: 1, maxItems: 10_000, items: modelSchema } } } as const;
-const modelsBody = bodyOf<{ models: ModelInput[] }>(modelsBodySchema);
 
 const overrideView = (o: AppliedOverride) => ({ model: o.model, kind: o.kind, fields: o.fields, configured: o.configured, actor: o.actor, at: o.at, inUse: o.inUse, reason: o.reason });
 
@@ -85,7 +54,7 @@ export class AdminCatalog {
   }
 
   /** The entries of a PUT body, adapters found by name (an unknown one is a 400 naming it). */
-  private entriesOf(live: LiveCatalog, models: ModelInput[]): ModelEntry[] {
+  private entriesOf(live: LiveCatalog, models: readonly ModelInput[]): ModelEntry[] {
     const adapters = new Map<string, Adapter>();
     for (const m of live.base().models) adapters.set(m.upstream.name, m.upstream);
     for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
@@ -98,10 +67,10 @@ export class AdminCatalog {
   }
 
   /** PUT /models: checked whole; stored as overrides when the store keeps them (every router follows), else swapped on this live catalog. */
-  async replace(body: unknown, actor: string): Promise<void> {
+  async replace(models: readonly ModelInput[], actor: string): Promise<void> {
     const live = this.live;
     if (!live) throw new GatewayError('invalid_request_error', 'models: this admin router was given a fixed catalog; pass { models: router.models } to replace it.');
-    const entries = this.entriesOf(live, modelsBody(body).models);
+    const entries = this.entriesOf(live, models);
     try {
       createCatalog(entries);
     } catch (err) {
@@ -138,29 +107,44 @@ export class AdminCatalog {
   }
 }
 
-export function modelRoutes(store: AdminStore, catalog: AdminCatalog): Router {
-  const router = express.Router();
-  const viewOf = async (id: string) => (await catalog.views()).find((m) => m.id === id) ?? null;
+const viewOf = async (catalog: AdminCatalog, id: string) => (await catalog.views()).find((m) => m.id === id) ?? null;
+
+export const modelRoutes: readonly AdminRoute[] = [
   // The catalog as it serves (adapters by name: they are code, not data), in one page like every list.
-  router.get('/models', route(async () => ({ items: await catalog.views(), next: null })));
+  defineRoute({
+    method: 'get', path: '/models', summary: 'The catalog as it serves (one page)', access: 'read', answer: page('Model'),
+    handle: async ({ ctx }) => ({ items: await ctx.catalog.views(), next: null }),
+  }),
   // Replaced whole and at once; a list with any problem is refused and the old one keeps serving.
-  router.put('/models', route(async (req, res) => {
-    const before = await catalog.views();
-    await catalog.replace(req.body, res.locals.admin?.name ?? 'unknown');
-    const after = await catalog.views();
-    await audit(store, res, 'models.replace', 'models', before, after);
-    return { models: after };
-  }));
-  router.get('/models/overrides', route(async () => ({ items: await catalog.overrides(), next: null })));
+  defineRoute({
+    method: 'put', path: '/models', access: 'write', body: modelsBodySchema,
+    summary: 'Replace the catalog whole and at once (a bad one is refused, the old one keeps serving); upstreams by adapter name; kept by the store as runtime overrides of the configured catalog when it keeps them',
+    answer: { type: 'object', required: ['models'], additionalProperties: false, properties: { models: { type: 'array', items: ref('Model') } } },
+    async handle({ body, res, actor, ctx }) {
+      const before = await ctx.catalog.views();
+      await ctx.catalog.replace(body.models, actor);
+      const after = await ctx.catalog.views();
+      await audit(ctx.store, res, 'models.replace', 'models', before, after);
+      return { models: after };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/models/overrides', summary: 'The runtime overrides the store keeps, in use or not (one page; none without a store that keeps them)', access: 'read', answer: page('Override'),
+    handle: async ({ ctx }) => ({ items: await ctx.catalog.overrides(), next: null }),
+  }),
   // Back to the configured model: its fields as configured, a withdrawn one served again, an added one gone.
-  router.delete('/models/:modelId/override', route(async (req, res) => {
-    const id = String(req.params.modelId);
-    const model = await viewOf(id);
-    const reverted = await catalog.revert(id);
-    if (!reverted) throw notFoundError(`modelId: "${id}" has no runtime change to revert`);
-    const after = await viewOf(id);
-    await audit(store, res, 'models.revert', 'models', { model, override: overrideView(reverted) }, { model: after, override: null });
-    return { reverted: overrideView(reverted), model: after };
-  }));
-  return router;
-}
+  defineRoute({
+    method: 'delete', path: '/models/{modelId}/override', access: 'write',
+    summary: 'Revert a model to the configuration: its configured fields, a withdrawn model served again, an added one gone',
+    answer: { type: 'object', required: ['reverted', 'model'], properties: { reverted: ref('Override'), model: { anyOf: [ref('Model'), { type: 'null' }] } } },
+    async handle({ params, res, ctx }) {
+      const id = params.modelId ?? '';
+      const model = await viewOf(ctx.catalog, id);
+      const reverted = await ctx.catalog.revert(id);
+      if (!reverted) throw notFoundError(`modelId: "${id}" has no runtime change to revert`);
+      const after = await viewOf(ctx.catalog, id);
+      await audit(ctx.store, res, 'models.revert', 'models', { model, override: overrideView(reverted) }, { model: after, override: null });
+      return { reverted: overrideView(reverted), model: after };
+    },
+  }),
+];

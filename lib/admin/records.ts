@@ -1,34 +1,34 @@
 /** Admin routes for what happened: the request log (filters, one by id) and the audit trail (the catalog's are in models.ts). */
-import express, { type Router } from 'express';
-import type { BillingStatus } from '../stores/types';
-import { GatewayError } from '../errors';
-import { notFoundError, Query, route } from './http';
-import type { AdminStore } from './store';
+import { Type } from '@sinclair/typebox';
+import { billingStatusSchema } from '../schemas/shapes';
+import { notFoundError } from './http';
+import { page, paging, queryText, ref, timeSchema } from './schemas';
+import { defineRoute, type AdminRoute } from './table';
 
-const BILLING: readonly BillingStatus[] = ['billed', 'needs_review', 'not_billed', 'waived'];
+const { Optional } = Type;
 
-export function recordRoutes(store: AdminStore): Router {
-  const router = express.Router();
-  router.get('/requests', route((req) => {
-    const q = new Query(req.query);
-    const billingStatus = q.str('billingStatus') as BillingStatus | undefined;
-    if (billingStatus !== undefined && !BILLING.includes(billingStatus)) throw new GatewayError('invalid_request_error', `billingStatus: must be one of ${BILLING.join(', ')}`);
-    return store.listRequests({
-      callerId: q.str('callerId'), model: q.str('model'), endpoint: q.str('endpoint'), status: q.int('status'), billingStatus,
-      from: q.time('from'), to: q.time('to'), limit: q.int('limit'), after: q.str('after'),
-    });
-  }));
+export const recordRoutes: readonly AdminRoute[] = [
+  defineRoute({
+    method: 'get', path: '/requests', summary: 'Request log, newest first', access: 'read', answer: page('Request'),
+    query: Type.Object({
+      callerId: Optional(queryText), model: Optional(queryText), endpoint: Optional(queryText), status: Optional(Type.Integer()), billingStatus: Optional(billingStatusSchema),
+      from: Optional(timeSchema), to: Optional(timeSchema), ...paging,
+    }),
+    handle: ({ query, ctx }) => ctx.store.listRequests(query),
+  }),
   // One request, with its Responses API response (stored or why not, chained from which) when it made one.
-  router.get('/requests/:requestId', route(async (req) => {
-    const requestId = String(req.params.requestId);
-    const entry = (await store.listRequests({ requestId, limit: 1 })).items[0];
-    if (!entry) throw notFoundError(`requestId: ${requestId}`);
-    const note = await store.responses?.responseOfRequest(requestId);
-    return { ...entry, response: note ? { id: note.responseId, stored: note.stored, reason: note.reason, previousResponseId: note.previousResponseId } : null };
-  }));
-  router.get('/audit', route((req) => {
-    const q = new Query(req.query);
-    return store.listAudit({ target: q.str('target'), limit: q.int('limit'), after: q.str('after') });
-  }));
-  return router;
-}
+  defineRoute({
+    method: 'get', path: '/requests/{requestId}', summary: 'One request, with its Responses API response if it made one', access: 'read', answer: ref('RequestDetail'),
+    async handle({ params, ctx }) {
+      const requestId = params.requestId ?? '';
+      const entry = (await ctx.store.listRequests({ requestId, limit: 1 })).items[0];
+      if (!entry) throw notFoundError(`requestId: ${requestId}`);
+      const note = await ctx.store.responses?.responseOfRequest(requestId);
+      return { ...entry, response: note ? { id: note.responseId, stored: note.stored, reason: note.reason, previousResponseId: note.previousResponseId } : null };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/audit', summary: 'Audit trail of operator writes, newest first', access: 'read', answer: page('Audit'),
+    query: Type.Object({ target: Optional(queryText), ...paging }), handle: ({ query, ctx }) => ctx.store.listAudit(query),
+  }),
+];

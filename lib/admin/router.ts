@@ -8,18 +8,15 @@ import { jsonBody } from '../middleware/json-body';
 import { notFound } from '../middleware/not-found';
 import { requestId } from '../middleware/request-id';
 import { sendJson } from '../wire/send-json';
-import { accountRoutes } from './accounts';
 import { adminAuth, AdminTokens, type AdminToken } from './auth';
 import { currencyLabel, dashboardRoutes, sessionAuth } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/sessions';
-import { undocumentedMethod } from './http';
 import { signInLimitsOf } from './sign-in-limits';
-import { keyRoutes } from './keys';
 import { adminOpenApi } from './openapi';
-import { AdminCatalog, modelRoutes } from './models';
-import { recordRoutes } from './records';
-import { statsRoutes } from './stats';
+import { AdminCatalog } from './models';
+import { ADMIN_ROUTES } from './routes';
 import { ADMIN_METHODS, type AdminStore } from './store';
+import { RouteMatcher, routerOf } from './table';
 
 /** Options of createAdminRouter(). */
 export interface AdminRouterOptions {
@@ -86,10 +83,13 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   };
   router.use(requestId({ endpoint: 'admin' }));
   if (sessions) router.use(dashboardRoutes(tokens, sessions, currency));
-  router.use(adminAuth(tokens, limits, sessions && sessionAuth(sessions)), body);
+  const table = new RouteMatcher(ADMIN_ROUTES);
+  router.use(adminAuth(tokens, limits, sessions && sessionAuth(sessions), (req) => table.writes(req)), body);
   router.get('/openapi.json', (_req, res) => sendJson(res, adminOpenApi));
   const catalog = new AdminCatalog(store, options.models, options.upstreams ?? {});
-  router.use(keyRoutes(store, catalog.models), accountRoutes(store), statsRoutes(store), recordRoutes(store), modelRoutes(store, catalog));
-  router.use(undocumentedMethod(adminOpenApi.paths), notFound(), errorHandler());
+  // Allow-lists are checked against the catalog as it serves (none given: unchecked).
+  const models = catalog.models === undefined ? undefined : catalogReader(catalog.models);
+  router.use(routerOf(ADMIN_ROUTES, { store, catalog, models }));
+  router.use(table.undocumentedMethod(), notFound(), errorHandler());
   return router;
 }

@@ -1,88 +1,73 @@
-/** The JSON Schema of the standalone gateway's config file (also written to dist/cli/config.schema.json for editors). */
+/** The JSON Schema of the standalone gateway's config file, the config's types derived from it (also written to dist/cli/config.schema.json for editors). */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricingSchema } from '../billing/figure-schemas';
 import { RESPONSES_BOUNDS } from '../responses-options';
+import { capabilitySchema, enumOf, limitsSchema } from '../schemas/shapes';
+import type { Pricing } from '../types';
 
-const port = { type: 'integer', minimum: 0, maximum: 65535 };
-const path = { type: 'string', pattern: '^/' };
-const secret = { type: 'string', minLength: 1 };
-const mount = { type: 'object', additionalProperties: false, properties: { path, port } };
-const ms = { type: 'integer', minimum: 1 };
+const { Optional } = Type;
+const port = Type.Integer({ minimum: 0, maximum: 65535 });
+const path = Type.String({ pattern: '^/' });
+const secret = Type.String({ minLength: 1 });
+const ms = Type.Integer({ minimum: 1 });
+/** An object of these fields, none required and no other. */
+const fields = <T extends Record<string, TSchema>>(properties: T) => Type.Object(properties, { additionalProperties: false });
+const mount = fields({ path: Optional(path), port: Optional(port) });
 
-export const configSchema = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://model-gateway.dev/config.schema.json',
-  title: 'model-gateway config',
-  type: 'object',
-  additionalProperties: false,
-  required: ['models'],
-  properties: {
-    server: {
-      type: 'object', additionalProperties: false,
-      properties: {
-        host: { type: 'string' }, port, bodyLimit: { type: ['string', 'integer'] }, drainGraceMs: { type: 'integer', minimum: 0 },
-        // Express's "trust proxy": off, every proxy, a hop count, or the proxies' addresses / CIDRs / names (loopback…).
-        trustProxy: { type: ['boolean', 'integer', 'array'], minimum: 0, items: { type: 'string', minLength: 1 } },
-      },
-    },
-    store: {
-      type: 'object', additionalProperties: false, required: ['type'],
-      properties: { type: { enum: ['memory', 'postgres'] }, url: { type: 'string' }, schema: { type: 'string' }, keyCacheMs: { type: 'integer', minimum: 0 } },
-    },
-    redis: { type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string' } } },
-    limits: {
-      type: 'object', additionalProperties: false,
-      properties: {
-        defaults: { type: 'object', additionalProperties: false, properties: { rpm: { type: 'integer', minimum: 0 }, tpm: { type: 'integer', minimum: 0 }, concurrency: { type: 'integer', minimum: 0 } } },
-        keyPrefix: { type: 'string' },
-      },
-    },
-    upstreams: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object', additionalProperties: false, required: ['type'],
-        properties: {
-          type: { enum: ['anthropic', 'openai', 'cohere', 'jina', 'voyage', 'tei', 'failover'] },
-          baseURL: { type: 'string' }, apiKey: secret, name: { type: 'string' },
-          of: { type: 'array', items: { type: 'string' }, minItems: 1 },
-          maxTokensField: { enum: ['max_tokens', 'max_completion_tokens'] }, apiVersion: { enum: ['v1', 'v2'] },
-          timeouts: { type: 'object', additionalProperties: false, properties: { connectMs: ms, firstByteMs: ms, idleMs: ms } },
-          maxSockets: { type: 'integer', minimum: 1 },
-        },
-      },
-    },
-    models: {
-      type: 'array', minItems: 1,
-      items: {
-        type: 'object', additionalProperties: false, required: ['id', 'capability', 'upstream'],
-        properties: {
-          id: { type: 'string', minLength: 1 }, capability: { enum: ['llm', 'rerank'] }, upstream: { type: 'string' }, upstreamModel: { type: 'string' },
-          pricing: pricingSchema,
-          free: { type: 'boolean' }, temperature: { type: 'boolean' }, maxOutputTokens: { type: 'integer', minimum: 1 }, displayName: { type: 'string' }, agentReady: { type: 'boolean' },
-          clampMaxTokens: { type: 'boolean' }, autoCache: { type: 'boolean' },
-        },
-      },
-    },
-    admin: {
-      type: 'object', additionalProperties: false, required: ['tokens'],
-      properties: {
-        path, port, dashboard: { type: 'boolean' }, currency: { type: 'string', minLength: 1, maxLength: 40, pattern: '^(?=.*\\S)\\P{Cc}+$' },
-        tokens: { type: 'array', minItems: 1, items: { type: 'object', additionalProperties: false, required: ['name', 'token', 'access'], properties: { name: { type: 'string' }, token: secret, access: { enum: ['read', 'write'] } } } },
-      },
-    },
-    metrics: mount,
-    // On by default; false turns the checks off.
-    health: { type: ['object', 'boolean'], additionalProperties: false, properties: { live: path, ready: path, port } },
-    logging: { type: 'object', additionalProperties: false, properties: { requests: { type: 'boolean' } } },
-    responses: {
-      type: 'object', additionalProperties: false,
-      properties: {
-        store: { type: 'boolean' },
-        retentionDays: { type: 'integer', minimum: RESPONSES_BOUNDS.retentionDays.min, maximum: RESPONSES_BOUNDS.retentionDays.max },
-        maxBytes: { type: 'integer', minimum: RESPONSES_BOUNDS.maxBytes.min, maximum: RESPONSES_BOUNDS.maxBytes.max },
-      },
-    },
-  },
-} as const;
+const serverSchema = fields({
+  host: Optional(Type.String()), port: Optional(port), bodyLimit: Optional(Type.Unsafe<string | number>({ type: ['string', 'integer'] })), drainGraceMs: Optional(Type.Integer({ minimum: 0 })),
+  // Express's "trust proxy": off, every proxy, a hop count, or the proxies' addresses / CIDRs / names (loopback…).
+  trustProxy: Optional(Type.Unsafe<boolean | number | string[]>({ type: ['boolean', 'integer', 'array'], minimum: 0, items: { type: 'string', minLength: 1 } })),
+});
+
+/** One upstream of the config file (`upstreams.<name>`). */
+export const upstreamConfigSchema = Type.Object({
+  type: enumOf(['anthropic', 'openai', 'cohere', 'jina', 'voyage', 'tei', 'failover']),
+  baseURL: Optional(Type.String()), apiKey: Optional(secret), name: Optional(Type.String()),
+  of: Optional(Type.Array(Type.String(), { minItems: 1 })),
+  maxTokensField: Optional(enumOf(['max_tokens', 'max_completion_tokens'])), apiVersion: Optional(enumOf(['v1', 'v2'])),
+  timeouts: Optional(fields({ connectMs: Optional(ms), firstByteMs: Optional(ms), idleMs: Optional(ms) })),
+  maxSockets: Optional(Type.Integer({ minimum: 1, description: "Most connections open to this upstream at once (Node's http client then); default: no cap" })),
+}, { additionalProperties: false });
+
+/** One model of the config file (`models[i]`). */
+export const modelConfigSchema = Type.Object({
+  id: Type.String({ minLength: 1 }), capability: capabilitySchema, upstream: Type.String(), upstreamModel: Optional(Type.String()),
+  pricing: Optional(Type.Unsafe<Pricing>(pricingSchema)),
+  free: Optional(Type.Boolean()), temperature: Optional(Type.Boolean()), maxOutputTokens: Optional(Type.Integer({ minimum: 1 })), displayName: Optional(Type.String()), agentReady: Optional(Type.Boolean()),
+  clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+const adminSchema = Type.Object({
+  path: Optional(path), port: Optional(port), dashboard: Optional(Type.Boolean()), currency: Optional(Type.String({ minLength: 1, maxLength: 40, pattern: '^(?=.*\\S)\\P{Cc}+$' })),
+  tokens: Type.Array(Type.Object({ name: Type.String(), token: secret, access: enumOf(['read', 'write']) }, { additionalProperties: false }), { minItems: 1 }),
+}, { additionalProperties: false });
+
+export const configSchema = Type.Object({
+  server: Optional(serverSchema),
+  store: Optional(Type.Object({ type: enumOf(['memory', 'postgres']), url: Optional(Type.String()), schema: Optional(Type.String()), keyCacheMs: Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false })),
+  redis: Optional(Type.Object({ url: Type.String() }, { additionalProperties: false })),
+  limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()) })),
+  upstreams: Optional(Type.Unsafe<Record<string, UpstreamConfig>>({ type: 'object', additionalProperties: upstreamConfigSchema })),
+  models: Type.Array(modelConfigSchema, { minItems: 1 }),
+  admin: Optional(adminSchema),
+  metrics: Optional(mount),
+  // On by default; false turns the checks off.
+  health: Optional(Type.Unsafe<boolean | { live?: string; ready?: string; port?: number }>({ type: ['object', 'boolean'], additionalProperties: false, properties: { live: path, ready: path, port }, description: 'On unless false' })),
+  logging: Optional(fields({ requests: Optional(Type.Boolean()) })),
+  responses: Optional(fields({
+    store: Optional(Type.Boolean()),
+    retentionDays: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.retentionDays.min, maximum: RESPONSES_BOUNDS.retentionDays.max })),
+    maxBytes: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.maxBytes.min, maximum: RESPONSES_BOUNDS.maxBytes.max })),
+  })),
+}, { $schema: 'http://json-schema.org/draft-07/schema#', $id: 'https://model-gateway.dev/config.schema.json', title: 'model-gateway config', additionalProperties: false });
+
+/** The config file's shape (every field: configSchema). */
+export type GatewayConfig = Static<typeof configSchema>;
+/** One upstream of the config file. */
+export type UpstreamConfig = Static<typeof upstreamConfigSchema>;
+/** One model of the config file. */
+export type ModelConfig = Static<typeof modelConfigSchema>;
 
 /** A reference an editor meets where the schema wants another type (`port: ${PORT:-8787}`): serve types it (env.ts). */
 const reference = { type: 'string', pattern: '\\$\\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\\}' };

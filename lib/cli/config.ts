@@ -3,57 +3,12 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { ErrorObject } from 'ajv';
 import { compileSchema } from '../schemas/ajv';
-import { configSchema } from './config-schema';
-import type { Pricing } from '../types';
-import type { UpstreamTimeouts } from '../upstreams/types';
+import { configSchema, type GatewayConfig } from './config-schema';
 import { ConfigError, configPath } from './config-error';
 import { substitute } from './env';
 
 export { buildAt, ConfigError, configPath } from './config-error';
-
-/** The config file's shape (see config-schema.ts for every field). */
-export interface GatewayConfig {
-  server?: { host?: string; port?: number; bodyLimit?: string | number; drainGraceMs?: number; trustProxy?: boolean | number | string[] };
-  store?: { type: 'memory' | 'postgres'; url?: string; schema?: string; keyCacheMs?: number };
-  redis?: { url: string };
-  limits?: { defaults?: { rpm?: number; tpm?: number; concurrency?: number }; keyPrefix?: string };
-  upstreams?: Record<string, UpstreamConfig>;
-  models: ModelConfig[];
-  admin?: { path?: string; port?: number; dashboard?: boolean; currency?: string; tokens: Array<{ name: string; token: string; access: 'read' | 'write' }> };
-  metrics?: { path?: string; port?: number };
-  /** On unless false. */
-  health?: boolean | { live?: string; ready?: string; port?: number };
-  logging?: { requests?: boolean };
-  responses?: { store?: boolean; retentionDays?: number; maxBytes?: number };
-}
-
-export interface UpstreamConfig {
-  type: 'anthropic' | 'openai' | 'cohere' | 'jina' | 'voyage' | 'tei' | 'failover';
-  baseURL?: string;
-  apiKey?: string;
-  name?: string;
-  of?: string[];
-  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
-  apiVersion?: 'v1' | 'v2';
-  timeouts?: UpstreamTimeouts;
-  /** Most connections open to this upstream at once (Node's http client then); default: no cap. */
-  maxSockets?: number;
-}
-
-export interface ModelConfig {
-  id: string;
-  capability: 'llm' | 'rerank';
-  upstream: string;
-  upstreamModel?: string;
-  pricing?: Pricing;
-  free?: boolean;
-  temperature?: boolean;
-  maxOutputTokens?: number;
-  displayName?: string;
-  agentReady?: boolean;
-  clampMaxTokens?: boolean;
-  autoCache?: boolean;
-}
+export type { GatewayConfig, ModelConfig, UpstreamConfig } from './config-schema';
 
 const check = compileSchema<GatewayConfig>(configSchema);
 

@@ -1,11 +1,10 @@
 /** Operator commands against the configured store: keys, credits, reviews, migrate. Every write is audited as "cli:<user>". */
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { creditAudited } from '../admin/store';
 import { GatewayError } from '../errors';
 import { noAccountError } from '../stores/credit';
 import { hashKey } from '../stores/hash';
-import { prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';
+import { newKeySecret, prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';
 import type { MemoryStore } from '../stores/memory-store';
 import type { PostgresStore } from '../stores/postgres-store';
 
@@ -69,7 +68,7 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
   }
   if (command === 'keys' && sub === 'create') {
     const callerId = need(args, 2, '<caller>');
-    const secret = flag(args, 'secret') ?? `sk-mgw-${randomBytes(32).toString('base64url')}`;
+    const secret = flag(args, 'secret') ?? newKeySecret();
     const models = flag(args, 'models')?.split(',').filter(Boolean);
     const unknown = unknownModel(models, new Set(context.models));
     if (unknown) throw new CommandError(`${unknown}; a key's --models names models of the config`);
@@ -90,7 +89,7 @@ export async function runCommand(store: Store, args: Args, context: CommandConte
     if (sub === 'rotate') {
       const old = await store.getKey(keyId);
       if (!old) throw noKey(keyId);
-      const secret = `sk-mgw-${randomBytes(32).toString('base64url')}`;
+      const secret = newKeySecret();
       created = { key: secret, record: await store.createKey({ keyHash: hashKey(secret), prefix: prefixOf(secret), callerId: old.callerId, models: old.models, limits: old.limits, metadata: old.metadata }) };
       await audit('key.create', `key:${created.record.keyId}`, null, created.record);
     }

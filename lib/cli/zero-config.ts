@@ -1,7 +1,7 @@
 /** The start with no file: one provider from its API key, a memory store, an admin token and a first key made now, and the lines that lead to a first call. */
 import { randomBytes } from 'node:crypto';
 import { hashKey } from '../stores/hash';
-import { prefixOf } from '../stores/keys';
+import { newKeySecret, prefixOf } from '../stores/keys';
 import type { MemoryStore } from '../stores/memory-store';
 import { DEFAULT_PORT } from './apps';
 import { ConfigError, type GatewayConfig, type ModelConfig } from './config';
@@ -52,7 +52,7 @@ export function zeroConfig(env: NodeJS.ProcessEnv): ZeroConfig {
  * audited credit its idempotency key makes safe to repeat), the last asks a model.
  */
 export async function welcome(store: MemoryStore, url: string, zero: ZeroConfig): Promise<string[]> {
-  const key = `sk-mgw-${randomBytes(24).toString('base64url')}`;
+  const key = newKeySecret();
   const record = await store.createKey({ keyHash: hashKey(key), prefix: prefixOf(key), callerId: FIRST_CALLER });
   await store.appendAudit({ actor: 'zero-config', action: 'key.create', target: `key:${record.keyId}`, before: null, after: record });
   const call = { model: zero.tryModel, max_tokens: 256, messages: [{ role: 'user', content: 'Hello' }] };

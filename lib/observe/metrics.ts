@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ownEntry } from '../own';
 import type { RequestLogEntry } from '../stores/types';
 import { tokensOf } from '../billing/figures';
+import { SETTLE_OUTCOMES } from '../schemas/shapes';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';
 import { RequestTally } from './request-tally';
@@ -46,7 +47,7 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   // These three are tallied per request and added when read (request-tally.ts).
   const collect = (): void => tally.flush();
   const requests = new Counter({ name: 'model_gateway_requests_total', help: 'Requests by endpoint, model and status.', labelNames: ['endpoint', 'model', 'status', ...byCaller], registers, collect });
-  const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: 'Requests by billing status (billed, needs_review, not_billed).', labelNames: ['billing_status'], registers, collect });
+  const billing = new Counter({ name: 'model_gateway_billing_outcomes_total', help: `Requests by billing status (${SETTLE_OUTCOMES.join(', ')}).`, labelNames: ['billing_status'], registers, collect });
   const charged = new Counter({ name: 'model_gateway_charged_total', help: 'Whole minor units charged.', labelNames: ['model', ...byCaller], registers, collect });
   const usage = new Counter({ name: 'model_gateway_usage_total', help: 'Usage the upstreams confirmed, by model and figure (input, cache_read, cache_write_5m, cache_write_1h, output, web_search, search_units).', labelNames: ['model', 'type'], registers, collect });
   const tally = new RequestTally({ requests, billing, charged, usage });

@@ -1,28 +1,34 @@
 /** API keys as records an operator manages: created, listed, updated, disabled, rotated, revoked (never deleted). */
+import { Type, type Static } from '@sinclair/typebox';
+import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors';
+import { enumOf, limitsSchema, orNull } from '../schemas/shapes';
 import type { Caller, LimitSettings } from '../types';
 import type { Page } from './reads';
 import type { Awaitable } from './types';
 
+/** A key's states: `revoked` is final; `disabled` can be enabled again. */
+export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
+
 /** A key's state: `revoked` is final; `disabled` can be enabled again. */
-export type KeyStatus = 'active' | 'disabled' | 'revoked';
+export type KeyStatus = typeof KEY_STATUSES[number];
+
+/** What a store keeps of a key: never the secret, only its digest (the id derives from it) and a display prefix; the admin API shows it as it is. */
+export const keyRecordSchema = Type.Object({
+  keyId: Type.String({ pattern: '^key_[0-9a-f]{20}$' }),
+  prefix: Type.String({ maxLength: 10, description: 'The first characters of the secret, to recognise it (e.g. "sk-live-ab")' }),
+  callerId: Type.String(),
+  models: orNull(Type.Array(Type.String())),
+  limits: Type.Union([limitsSchema, Type.Null()]),
+  metadata: Type.Unsafe<Record<string, string> | null>({ type: ['object', 'null'], additionalProperties: { type: 'string' } }),
+  status: enumOf(KEY_STATUSES),
+  createdAt: Type.Integer({ description: 'Epoch ms' }),
+  lastUsedAt: orNull(Type.Integer()),
+  expiresAt: orNull(Type.Integer({ description: 'After this time (epoch ms) the key no longer works: the old secret of a rotation' })),
+}, { additionalProperties: false });
 
 /** What a store keeps of a key: never the secret, only its digest (the id derives from it) and a display prefix. */
-export interface KeyRecord {
-  keyId: string;
-  /** The first characters of the secret, to recognise it (e.g. "sk-live-ab"). */
-  prefix: string;
-  callerId: string;
-  models: string[] | null;
-  limits: LimitSettings | null;
-  metadata: Record<string, string> | null;
-  status: KeyStatus;
-  /** Epoch ms. */
-  createdAt: number;
-  lastUsedAt: number | null;
-  /** After this time (epoch ms) the key no longer works: the old secret of a rotation. */
-  expiresAt: number | null;
-}
+export type KeyRecord = Static<typeof keyRecordSchema>;
 
 /** A new key: its digest and prefix (the secret itself never reaches a store). */
 export interface NewKey {
@@ -49,6 +55,9 @@ export interface KeyAdminStore {
 
 /** The public id of a key: derived from its digest, so it names the key without revealing it. */
 export const keyIdOf = (keyHash: string): string => `key_${keyHash.slice(0, 20)}`;
+
+/** A new key's secret, the one format every way of making a key uses: `sk-mgw-` and 32 random bytes (base64url). */
+export const newKeySecret = (): string => `sk-mgw-${randomBytes(32).toString('base64url')}`;
 
 /** The display prefix of a secret: its first 10 characters at most (never more than a third of it). */
 export const prefixOf = (secret: string): string => secret.slice(0, Math.min(10, Math.floor(secret.length / 3)));

@@ -1,13 +1,14 @@
 /** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
 import type { ErrorCode } from '../errors';
+import type { BillingStatus } from '../schemas/shapes';
 import type { Caller, Usage } from '../types';
 import type { UpstreamAttempt } from '../upstreams/types';
 
 /** A value or a promise of it: every store method may be sync or async. */
 export type Awaitable<T> = T | Promise<T>;
 
-/** How a request ended for billing (`waived`: a review resolved without a further charge). */
-export type BillingStatus = 'billed' | 'needs_review' | 'not_billed' | 'waived';
+/** How a request ended for billing (`waived`: a review resolved without a further charge); the list: BILLING_STATUSES (lib/schemas/shapes.ts). */
+export type { BillingStatus } from '../schemas/shapes';
 
 /** Looks a presented key up by its SHA-256 hex digest (keys are never stored in clear). */
 export interface KeyStore {

@@ -1,3 +1,4 @@
-/** assets/figures.js, written by the gateway from its one table of figures (lib/admin/dashboard/figures.ts): [field, label] pairs. */
+/** assets/figures.js, written by the gateway from its tables (lib/admin/dashboard/figures.ts): [field, label] pairs; the billing statuses. */
 export const USAGE_FIGURES: ReadonlyArray<readonly [string, string]>;
 export const PRICE_FIELDS: ReadonlyArray<readonly [string, string]>;
+export const BILLING_STATUSES: ReadonlyArray<import('./shapes').BillingStatus>;

@@ -3,6 +3,7 @@
 import { get, list } from '../api.js';
 import { append, facts, field, h, table } from '../dom.js';
 import { decimal, duration, localInput, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
+import { BILLING_STATUSES } from '../figures.js';
 import { pager } from '../ui.js';
 
 export const title = 'Requests';
@@ -10,7 +11,6 @@ export const title = 'Requests';
 /** @typedef {import('../shapes').RequestLogEntry} RequestLogEntry @typedef {import('../shapes').RequestDetail} RequestDetail */
 
 const PAGE_SIZE = 50;
-const BILLING = ['billed', 'needs_review', 'not_billed', 'waived'];
 const ENDPOINTS = ['messages', 'chat_completions', 'responses', 'count_tokens', 'responses_input_tokens', 'rerank', 'models'];
 
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
@@ -26,7 +26,7 @@ export async function render(view, ctx) {
     h('datalist', { id: 'endpoints' }, ENDPOINTS.map((e) => h('option', { value: e }))),
     field('Status', h('input', { name: 'status', inputmode: 'numeric', value: q.get('status') ?? undefined, autocomplete: 'off' })),
     field('Billing', h('select', { name: 'billingStatus' }, h('option', { value: '' }, 'any'),
-      BILLING.map((b) => h('option', { value: b, selected: q.get('billingStatus') === b }, b.replace('_', ' '))))),
+      BILLING_STATUSES.map((b) => h('option', { value: b, selected: q.get('billingStatus') === b }, b.replace('_', ' '))))),
     field('From', h('input', { name: 'from', type: 'datetime-local', value: at('from') })),
     field('To', h('input', { name: 'to', type: 'datetime-local', value: at('to') })),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Filter'), h('a', { href: '#/requests', class: 'button quiet' }, 'Clear')));
