@@ -117,10 +117,10 @@ export type { MaxTokensField } from './openai-format/request-to-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {
-  CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
+  CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
 } from './types';
 export { isBlock, textOf } from './messages/content';
 export type {

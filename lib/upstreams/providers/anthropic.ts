@@ -4,7 +4,7 @@ import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../http/errors';
+import { badUpstreamAnswer } from '../../answer-errors';
 import { parseJson, postJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';

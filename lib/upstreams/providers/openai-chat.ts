@@ -4,7 +4,7 @@ import { randomHex } from '../../random-id';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../http/errors';
+import { badUpstreamAnswer } from '../../answer-errors';
 import { postJson, readJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';
