@@ -37,7 +37,7 @@ export { hashKey } from './stores/hash';
 export { responseExpiry } from './stores/responses';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
-export { withoutGatewayThinking } from './openai-format/signature';
+export { withoutGatewayThinking } from './messages/gateway-thinking';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';

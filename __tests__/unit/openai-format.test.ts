@@ -4,7 +4,7 @@ import { GatewayError, withoutGatewayThinking, type MessagesRequest } from '../.
 import { fromChatCompletion } from '../../lib/openai-format/answer';
 import { messagesFromChat } from '../../lib/openai-format/request-from-chat';
 import { toChatRequest } from '../../lib/openai-format/request-to-chat';
-import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/openai-format/signature';
+import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/messages/gateway-thinking';
 import { finishReasonOf, stopReasonOf } from '../../lib/openai-format/tables';
 import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../lib/openai-format/tool-names';
 import type { ChatRequest } from '../../lib/openai-format/types';

@@ -5,7 +5,7 @@ import { randomHex } from '../random-id';
 import { GatewayError } from '../errors';
 import { badUpstreamAnswer, invalidAnswer } from '../answer-errors';
 import type { UsageFigures } from '../types';
-import { gatewaySignature } from './signature';
+import { gatewaySignature } from '../messages/gateway-thinking';
 import { ANSWER_JOIN, finishReasonOf, stopReasonOf } from './tables';
 import type { RestoreName } from './tool-names';
 import type { ChatAnswerMessage, ChatCompletion, ChatToolCall, UpstreamCompletion } from './types';

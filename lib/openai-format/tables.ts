@@ -46,10 +46,6 @@ export const ANSWER_JOIN = '';
 /** Between two system or developer messages hoisted into Messages' `system`. */
 export const SYSTEM_MESSAGES_JOIN = '\n\n';
 
-/** The fields an upstream sends an answer's reasoning in: DeepSeek and SGLang, then vLLM ≥ 0.11. */
-export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
-export type ReasoningField = (typeof REASONING_FIELDS)[number];
-
 /**
  * What becomes of each top-level Messages field on an OpenAI-format upstream: `map` (translated),
  * `drop` (a hint the target has no counterpart for and needs none: caching is automatic there,

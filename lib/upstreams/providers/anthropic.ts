@@ -1,5 +1,5 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
-import { withoutGatewayThinking } from '../../openai-format/signature';
+import { withoutGatewayThinking } from '../../messages/gateway-thinking';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
