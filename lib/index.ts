@@ -92,7 +92,7 @@ export type { ValidateResponsesOptions } from './middleware/validate-responses';
 export type { ProxyResponsesOptions } from './middleware/proxy-responses';
 export type { ResponseObject, ResponsesRequest, ResponsesUsage } from './formats/openai-responses/types';
 export type { WireFormat } from './wire/error-wire';
-export type { ChatCompletion, ChatRequest, ChatUsage } from './openai-format/types';
+export type { ChatCompletion, ChatRequest, ChatUsage } from './formats/openai-chat';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
@@ -113,7 +113,7 @@ export type {
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
-export type { MaxTokensField } from './openai-format/request-to-chat';
+export type { MaxTokensField } from './formats/openai-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {
