@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { anthropicAdapter } from '../../lib';
 import type { MessagesAdapter, StreamEvent } from '../../lib';
-import { forwardingStreamOf } from '../../lib/wire/forwarded-frames';
+import { forwardingStreamOf } from '../../lib/formats/anthropic/frames';
 import { startFake, type FakeServer } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
 

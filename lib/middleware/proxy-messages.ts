@@ -7,7 +7,7 @@ import type { MessagesRequest } from '../messages/request';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
-import { ForwardedFrame, forwardingStreamOf } from '../wire/forwarded-frames';
+import { ForwardedFrame, forwardingStreamOf } from '../formats/anthropic/frames';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { errorFrame } from '../wire/error-wire';
 import { frame } from '../wire/sse-writer';

@@ -4,9 +4,9 @@
  * when the model's adapter *is* that adapter object (a wrapper or failover() never gets it), so
  * every other consumer of `stream()` gets complete event objects (docs/decisions.md).
  */
-import type { StreamEvent } from '../messages/events';
-import type { MessagesRequest } from '../messages/request';
-import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
+import type { StreamEvent } from '../../messages/events';
+import type { MessagesRequest } from '../../messages/request';
+import type { MessagesAdapter, UpstreamCallContext } from '../../upstreams/types';
 
 /** An upstream SSE frame passed on as written; `type` is its event name, checked against its data. */
 export class ForwardedFrame {
