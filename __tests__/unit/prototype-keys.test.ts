@@ -19,7 +19,7 @@ import { ownEntry } from '../../lib/own';
 import { findUnsupportedAgentChat } from '../../lib/schemas/agent-chat';
 import { findUnsupportedChat } from '../../lib/schemas/chat';
 import { findUnsupported } from '../../lib/schemas/messages';
-import { streamErrorFrom } from '../../lib/formats/anthropic/events';
+import { streamErrorFrom } from '../../lib/formats/anthropic';
 import type { UpstreamFormat } from '../../lib/billing/figures';
 import type { MessagesRequest } from '../../lib/messages/request';
 import { PROTOTYPE_NAMES } from '../helpers/prototype-names';

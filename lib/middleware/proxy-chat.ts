@@ -36,7 +36,7 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {
-      // A V1 model's answer is text only (lib/wire/text-only.ts); an agent-ready one keeps every block.
+      // A V1 model's answer is text only (lib/upstreams/text-only.ts); an agent-ready one keeps every block.
       if (!ctx.stream) {
         const message = await adapter.create(request, call);
         sendJson(res, completionFromMessage(agent ? message : textOnlyMessage(message, adapter.name), id, model.id, created));

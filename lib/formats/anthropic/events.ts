@@ -1,4 +1,4 @@
-/** Reading Anthropic-format usage, events and stream errors. */
+/** An Anthropic-format upstream's answers as the gateway reads them: its usage figures, its stream's event data, its error events. */
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
 import type { StreamEvent } from '../../messages/events';
 import { badUpstreamAnswer } from '../../answer-errors';
