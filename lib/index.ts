@@ -90,7 +90,7 @@ export type { ProxyMessagesOptions } from './middleware/proxy-messages';
 export type { ProxyChatOptions } from './middleware/proxy-chat';
 export type { ValidateResponsesOptions } from './middleware/validate-responses';
 export type { ProxyResponsesOptions } from './middleware/proxy-responses';
-export type { ResponseObject, ResponsesRequest, ResponsesUsage } from './formats/openai-responses/types';
+export type { ResponseObject, ResponsesRequest, ResponsesUsage } from './formats/openai-responses';
 export type { WireFormat } from './wire/error-wire';
 export type { ChatCompletion, ChatRequest, ChatUsage } from './formats/openai-chat';
 export type { Estimator, TokenEstimate } from './billing/estimate';
