@@ -12,7 +12,11 @@ interface Layer {
   readonly path: string;
   readonly only?: readonly string[];
   readonly never?: readonly string[];
-  /** A module's public face: from outside the module, only this file of it is imported. */
+  /**
+   * A module's public face: from outside the module, only this file of it is imported. It exports
+   * values as constants, never by `export … from` (CommonJS re-exports are getters on an exports
+   * object in dictionary mode: a slow lookup per read, and the adapters read some per frame).
+   */
   readonly face?: string;
   readonly why: string;
 }
@@ -67,6 +71,16 @@ function violations(graph: ReadonlyMap<string, readonly string[]>, layers: reado
   return found;
 }
 
+/** The value re-exports (`export … from`, `export * from`) of a source text; `export type … from` is none (no code). */
+function valueReexports(text: string): string[] {
+  const source = ts.createSourceFile('face.ts', text, ts.ScriptTarget.ES2022, false);
+  return source.statements.filter((st): st is ts.ExportDeclaration => {
+    if (!ts.isExportDeclaration(st) || st.moduleSpecifier === undefined || st.isTypeOnly) return false;
+    const clause = st.exportClause;
+    return clause === undefined || !ts.isNamedExports(clause) || clause.elements.some((e) => !e.isTypeOnly);
+  }).map((st) => st.getText(source));
+}
+
 const ROOT = path.join(__dirname, '..', '..');
 
 function tsFiles(dir: string): string[] {
@@ -105,6 +119,32 @@ describe('the layers of lib', () => {
 
   it('holds for every file of lib', () => {
     expect(violations(graph)).toEqual([]);
+  });
+
+  it("has every module's face export constants, not re-exports", () => {
+    const faces = new Set<string>();
+    for (const file of graph.keys()) {
+      for (const layer of LAYERS) {
+        const module = layer.face === undefined ? undefined : moduleOf(file, layer.path);
+        if (module !== undefined) faces.add(module + layer.face);
+      }
+    }
+    expect([...faces]).toEqual(expect.arrayContaining(['lib/formats/anthropic/index.ts', 'lib/formats/openai-chat/index.ts', 'lib/formats/openai-responses/index.ts']));
+    expect([...faces].filter((face) => !graph.has(face))).toEqual([]); // every module has its face
+    const found = [...faces].flatMap((face) => valueReexports(fs.readFileSync(path.join(ROOT, face), 'utf8')).map((line) => `${face}: ${line}`));
+    expect(found).toEqual([]);
+  });
+
+  it.each([
+    ["export { a } from './a';", 1],
+    ["export * from './a';", 1],
+    ["export * as a from './a';", 1],
+    ["export { type A, b } from './a';", 1],
+    ["export type { A } from './a';", 0],
+    ["export { type A } from './a';", 0],
+    ["import * as a from './a';\nexport const { b } = a;\nexport type A = a.A;", 0],
+  ])('counts the value re-exports of %j: %d', (text, count) => {
+    expect(valueReexports(text)).toHaveLength(count);
   });
 
   it.each([
