@@ -39,7 +39,7 @@ export { hashKey } from './stores/hash';
 export { responseExpiry } from './stores/responses';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
-export { withoutGatewayThinking } from './openai-format/signature';
+export { withoutGatewayThinking } from './messages/gateway-thinking';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
@@ -94,9 +94,9 @@ export type { ValidateResponsesOptions } from './middleware/validate-responses';
 export type { ProxyResponsesOptions } from './middleware/proxy-responses';
 export type { ResponsesState, ResponsesStateOptions } from './middleware/responses-state';
 export type { StoredResponsesOptions, StoredResponsesRoutes } from './middleware/responses-read';
-export type { ResponseObject, ResponsesRequest, ResponsesUsage } from './formats/openai-responses/types';
+export type { ResponseObject, ResponsesRequest, ResponsesUsage } from './formats/openai-responses';
 export type { WireFormat } from './wire/error-wire';
-export type { ChatCompletion, ChatRequest, ChatUsage } from './openai-format/types';
+export type { ChatCompletion, ChatRequest, ChatUsage } from './formats/openai-chat';
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
@@ -117,14 +117,14 @@ export type {
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
-export type { MaxTokensField } from './openai-format/request-to-chat';
+export type { MaxTokensField } from './formats/openai-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
 export type {
-  CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageFigures, UsageRecorder,
+  CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageRecorder,
 } from './upstreams/types';
 export type {
-  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageProvenance,
+  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
 } from './types';
 export { isBlock, textOf } from './messages/content';
 export type {

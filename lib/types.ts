@@ -40,6 +40,13 @@ export interface Usage extends Record<UsageFigureName, number> {
 }
 
 /**
+ * Token and unit figures an adapter may report; each is what the upstream said, never a guess.
+ * An upstream that reports cache writes only as a total gives `cacheCreationInputTokens`; the part
+ * its 5m/1h breakdown does not cover is billed as 5-minute writes.
+ */
+export type UsageFigures = Partial<Omit<Usage, 'provenance'>> & { cacheCreationInputTokens?: number };
+
+/**
  * A price in minor units (e.g. cents) per million tokens (per thousand requests for web search):
  * a whole number, or a decimal with at most 6 decimals given as a number or a string (300, 0.25, "0.125").
  */

@@ -4,7 +4,7 @@
  * upstream streams (then `data: [DONE]`), the tools of the request, and what @anthropic-ai/sdk's
  * finalMessage() must yield. Used by the stream conformance suite; reusable by any translator test.
  */
-import { shortToolName } from '../../lib/openai-format/tool-names';
+import { shortToolName } from '../../lib/formats/openai-chat/tool-names';
 
 type Json = Record<string, unknown>;
 

@@ -5,8 +5,8 @@
 import { anthropicAdapter, costOf, createMetrics, defaultEstimator, holdFor, type Pricing, type Usage } from '../../lib';
 import { IMAGE_TOKENS } from '../../lib/billing/estimate';
 import { UsageTracker } from '../../lib/billing/usage';
-import { usageFromAnthropic } from '../../lib/upstreams/providers/anthropic-events';
-import { usageFromChat } from '../../lib/openai-format/usage';
+import { usageFromAnthropic } from '../../lib/formats/anthropic';
+import { usageFromChat } from '../../lib/formats/openai-chat/usage';
 import { sendJson, startAgentServer, type AgentServer } from '../helpers/fake-agent-server';
 import { gate, sse, UPSTREAM_KEY } from '../helpers/fake-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';

@@ -1,12 +1,12 @@
 /**
- * The Messages streams' speed trick (lib/wire/forwarded-frames.ts): the Messages proxy forwards the
- * built-in Anthropic adapter's content frames unparsed. The client must get the same bytes as
+ * The Messages streams' speed trick (lib/formats/anthropic/frames.ts, lib/upstreams/forwarding.ts):
+ * the Messages proxy forwards the built-in Anthropic adapter's content frames unparsed. The client must get the same bytes as
  * through the object path, which a host's wrapper (or any copy of the adapter) takes.
  */
 import fc from 'fast-check';
 import { anthropicAdapter } from '../../lib';
 import type { MessagesAdapter, StreamEvent } from '../../lib';
-import { forwardingStreamOf } from '../../lib/wire/forwarded-frames';
+import { forwardingStreamOf } from '../../lib/upstreams/forwarding';
 import { startFake, type FakeServer } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
 

@@ -1,5 +1,5 @@
 /**
- * Round trips through lib/openai-format: a chat request through Messages and back, a Messages
+ * Round trips through lib/formats/openai-chat: a chat request through Messages and back, a Messages
  * request through chat and back, a Message through a chat completion and back, and a Message's
  * stream through chat chunks and back, each for any request or answer in the form the translation
  * keeps (text-only prompts as strings, tool results first in their user turn, reasoning on tool-call turns).
@@ -8,13 +8,14 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import type { MessageResponse, MessagesRequest, StreamEvent } from '../../lib';
 import type { ContentBlock } from '../../lib/messages/content';
-import { completionFromMessage, fromChatCompletion } from '../../lib/openai-format/answer';
-import { messagesFromChat } from '../../lib/openai-format/request-from-chat';
-import { toChatRequest } from '../../lib/openai-format/request-to-chat';
-import { ChatChunks } from '../../lib/openai-format/stream-to-chunks';
-import { ChatStreamTranslator } from '../../lib/openai-format/stream-to-events';
-import { nameRestorer } from '../../lib/openai-format/tool-names';
-import type { ChatMessage, ChatRequest } from '../../lib/openai-format/types';
+import { completionFromMessage } from '../../lib/formats/openai-chat/answer-to-chat';
+import { fromChatCompletion } from '../../lib/formats/openai-chat/answer-from-chat';
+import { messagesFromChat } from '../../lib/formats/openai-chat/request-from-chat';
+import { toChatRequest } from '../../lib/formats/openai-chat/request-to-chat';
+import { ChatChunks } from '../../lib/formats/openai-chat/stream-to-chunks';
+import { ChatStreamTranslator } from '../../lib/formats/openai-chat/stream-to-events';
+import { nameRestorer } from '../../lib/formats/openai-chat/tool-names';
+import type { ChatMessage, ChatRequest } from '../../lib/formats/openai-chat/types';
 import { parseFrames } from '../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;

@@ -1,14 +1,14 @@
-/** lib/openai-format's tables and rules: stop reasons, tool names, usage, what is dropped, what is refused (naming the field), gateway signatures. */
+/** lib/formats/openai-chat's tables and rules: stop reasons, tool names, usage, what is dropped, what is refused (naming the field), gateway signatures. */
 import fc from 'fast-check';
 import { GatewayError, withoutGatewayThinking, type MessagesRequest } from '../../lib';
-import { fromChatCompletion } from '../../lib/openai-format/answer';
-import { messagesFromChat } from '../../lib/openai-format/request-from-chat';
-import { toChatRequest } from '../../lib/openai-format/request-to-chat';
-import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/openai-format/signature';
-import { finishReasonOf, stopReasonOf } from '../../lib/openai-format/tables';
-import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../lib/openai-format/tool-names';
-import type { ChatRequest } from '../../lib/openai-format/types';
-import { usageFromChat } from '../../lib/openai-format/usage';
+import { fromChatCompletion } from '../../lib/formats/openai-chat/answer-from-chat';
+import { messagesFromChat } from '../../lib/formats/openai-chat/request-from-chat';
+import { toChatRequest } from '../../lib/formats/openai-chat/request-to-chat';
+import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/messages/gateway-thinking';
+import { finishReasonOf, stopReasonOf } from '../../lib/formats/openai-chat/tables';
+import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../lib/formats/openai-chat/tool-names';
+import type { ChatRequest } from '../../lib/formats/openai-chat/types';
+import { usageFromChat } from '../../lib/formats/openai-chat/usage';
 
 type Json = Record<string, unknown>;
 const req = (extra: Json = {}, messages: unknown[] = [{ role: 'user', content: 'Hi' }]): MessagesRequest => ({ model: 'm', max_tokens: 9, messages, ...extra }) as MessagesRequest;

@@ -7,7 +7,7 @@ import { GatewayError } from '../../lib';
 import type { StreamEvent } from '../../lib/messages/events';
 import type { MessageResponse } from '../../lib/messages/request';
 import { textOnlyMessage, textOnlyStream } from '../../lib/upstreams/text-only';
-import { forwardable, ForwardedFrame } from '../../lib/wire/forwarded-frames';
+import { forwardable, ForwardedFrame } from '../../lib/formats/anthropic';
 
 type Item = StreamEvent | ForwardedFrame;
 const fwd = (event: string, data: string): ForwardedFrame => forwardable(event, data) as ForwardedFrame;

@@ -1,6 +1,6 @@
 /** Collects the usage an upstream confirmed during one request, with its provenance; implausible figures are flagged, never billed. */
-import type { Usage } from '../types';
-import type { UsageFigures, UsageRecorder } from '../upstreams/types';
+import type { Usage, UsageFigures } from '../types';
+import type { UsageRecorder } from '../upstreams/types';
 
 /** Largest token or unit figure believed for one request; anything above is recorded as observed and flagged for review. */
 export const MAX_USAGE_FIGURE = 1_000_000_000;

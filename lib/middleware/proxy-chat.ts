@@ -1,8 +1,7 @@
 /** proxyChatCompletions(): answers a chat-completions request through the model's Messages adapter, in OpenAI's shapes. */
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { completionFromMessage } from '../openai-format/answer';
-import { ChatChunks } from '../openai-format/stream-to-chunks';
+import { ChatChunks, completionFromMessage } from '../formats/openai-chat';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
@@ -23,7 +22,7 @@ export interface ProxyChatOptions {
  * Needs `validate('chat')` (which turns the body into a Messages body) and
  * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves: the OpenAI ones
  * speak chat completions upstream, the Anthropic ones are translated both ways (tool calls,
- * reasoning, usage: lib/openai-format). A failure after the first chunk ends the stream with
+ * reasoning, usage: lib/formats/openai-chat). A failure after the first chunk ends the stream with
  * `data: {"error":{…}}`, which the openai SDK raises as an `APIError`. A stream silent for
  * `keepAliveMs` gets a comment line.
  */
@@ -37,7 +36,7 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {
-      // A V1 model's answer is text only (lib/wire/text-only.ts); an agent-ready one keeps every block.
+      // A V1 model's answer is text only (lib/upstreams/text-only.ts); an agent-ready one keeps every block.
       if (!ctx.stream) {
         const message = await adapter.create(request, call);
         sendJson(res, completionFromMessage(agent ? message : textOnlyMessage(message, adapter.name), id, model.id, created));

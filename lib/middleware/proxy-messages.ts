@@ -6,11 +6,11 @@ import type { StreamEvent } from '../messages/events';
 import type { MessagesRequest } from '../messages/request';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
+import { messagesFrames, PING, type ForwardedFrame } from '../formats/anthropic';
+import { forwardingStreamOf } from '../upstreams/forwarding';
 import { sendJson } from '../wire/send-json';
-import { ForwardedFrame, forwardingStreamOf } from '../wire/forwarded-frames';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { errorFrame } from '../wire/error-wire';
-import { frame } from '../wire/sse-writer';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 
@@ -19,28 +19,10 @@ async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, ca
   sendJson(res, { ...(v1 ? textOnlyMessage(message, adapter.name) : message), model: (ctx.model as ModelEntry).id });
 }
 
-/** Anthropic's event grammar, with the public model name in `message_start`; forwarded frames go as they are. */
+/** Anthropic's event grammar, with the public model name in `message_start`; forwarded frames go as they are; `ping` keeps it alive. */
 function anthropicFormat(model: string): StreamFormat<StreamEvent | ForwardedFrame> {
-  return {
-    framesOf(items) {
-      let text = '';
-      for (const event of items) {
-        if (event instanceof ForwardedFrame) {
-          text += event.text;
-          continue;
-        }
-        const message = event.type === 'message_start' ? (event.message as Record<string, unknown> | undefined) : undefined;
-        text += frame(message && typeof message === 'object' ? { ...event, message: { ...message, model } } : event);
-      }
-      return text;
-    },
-    errorFrame: (code, message) => errorFrame('anthropic', code, message),
-    keepAlive: PING,
-  };
+  return { framesOf: messagesFrames(model), errorFrame: (code, message) => errorFrame('anthropic', code, message), keepAlive: PING };
 }
-
-/** Messages' keep-alive: the `ping` event the API itself sends (clients skip it). */
-const PING = frame({ type: 'ping' });
 
 /** Options of proxyMessages(). */
 export interface ProxyMessagesOptions {

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
-import { badUpstreamAnswer } from '../upstreams/http/errors';
+import { badUpstreamAnswer } from '../answer-errors';
 import { modelFor, startCall } from '../upstreams/run-call';
 import { sendJson } from '../wire/send-json';
 

@@ -1,10 +1,7 @@
 /** proxyResponses(): answers a Responses request through the model's Messages adapter, as a response object or the Responses event stream. */
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { responseFromMessage } from '../formats/openai-responses/answer';
-import { responseIdOf } from '../formats/openai-responses/ids';
-import { ResponseEnvelope } from '../formats/openai-responses/response';
-import { ResponsesStream } from '../formats/openai-responses/stream';
+import { ResponseEnvelope, responseFromMessage, responseIdOf, ResponsesStream } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { checkTimeout } from '../timeout';

@@ -1,7 +1,6 @@
 /** Keeping a Responses answer: the record written before its final event or JSON body goes out, or why not noted; `store` in the response says which. */
 import type { GatewayContext } from '../context';
-import { apiItemsOf, sealedOutput } from '../formats/openai-responses/history';
-import type { ResponseObject } from '../formats/openai-responses/types';
+import { apiItemsOf, sealedOutput, type ResponseObject } from '../formats/openai-responses';
 import type { StreamEvent, StreamItem } from '../messages/events';
 import type { ResolvedResponses } from '../responses-options';
 import { responseExpiry, type NewResponse, type NotStoredReason } from '../stores/responses';

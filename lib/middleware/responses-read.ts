@@ -2,7 +2,7 @@
 import type { Request, RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { ENCRYPTED_INCLUDE, shownItem, shownResponse } from '../formats/openai-responses/history';
+import { ENCRYPTED_INCLUDE, shownItem, shownResponse } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { checkResolvedResponses } from './responses-state';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';

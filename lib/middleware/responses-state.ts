@@ -2,9 +2,7 @@
 import type { RequestHandler } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { historyOf } from '../formats/openai-responses/history';
-import { itemsOf } from '../formats/openai-responses/input';
-import type { ResponsesRequest } from '../formats/openai-responses/types';
+import { historyOf, itemsOf, type ResponsesRequest } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { StoredResponse } from '../stores/responses';

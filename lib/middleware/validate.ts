@@ -4,8 +4,7 @@ import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type Mo
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { compileSchema, describeError } from '../schemas/ajv';
-import { messagesFromChat } from '../openai-format/request-from-chat';
-import type { ChatRequest } from '../openai-format/types';
+import { messagesFromChat, type ChatRequest } from '../formats/openai-chat';
 import { agentCountTokensSchema, agentMessagesSchema, MAX_NESTING, tooDeep } from '../schemas/agent';
 import { agentChatSchema, findUnsupportedAgentChat } from '../schemas/agent-chat';
 import { chatSchema, findUnsupportedChat } from '../schemas/chat';

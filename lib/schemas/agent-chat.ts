@@ -1,7 +1,7 @@
 /**
  * The agent profile of a Chat Completions request: what the Messages format can express (tools,
  * tool calls and messages, images, PDFs, reasoning sent back, stop sequences, structured output),
- * checked in shape; what it cannot is refused by name. The translation (lib/openai-format) refuses
+ * checked in shape; what it cannot is refused by name. The translation (lib/formats/openai-chat) refuses
  * the rest of what it cannot carry (a data URL that is not base64, arguments that are not JSON).
  */
 import { MAX_TURNS } from './messages';

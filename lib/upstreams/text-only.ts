@@ -2,8 +2,8 @@
 import type { ContentBlock } from '../messages/content';
 import type { StreamEvent } from '../messages/events';
 import type { MessageResponse } from '../messages/request';
-import { invalidAnswer } from './http/errors';
-import { ForwardedFrame } from '../wire/forwarded-frames';
+import { invalidAnswer } from '../answer-errors';
+import { ForwardedFrame } from '../formats/anthropic';
 
 /** Blocks a V1 answer leaves out: the model's reasoning, which a text-only client never asked for. */
 const DROPPED: ReadonlySet<unknown> = new Set(['thinking', 'redacted_thinking']);

@@ -1,15 +1,8 @@
 /** The adapter contract: how the gateway calls an upstream provider. */
 import type { UpstreamFormat } from '../billing/figures';
-import type { RerankRequest, RerankResult, Usage } from '../types';
+import type { RerankRequest, RerankResult, UsageFigures } from '../types';
 import type { StreamItem } from '../messages/events';
 import type { MessageResponse, MessagesRequest } from '../messages/request';
-
-/**
- * Token and unit figures an adapter may report; each is what the upstream said, never a guess.
- * An upstream that reports cache writes only as a total gives `cacheCreationInputTokens`; the part
- * its 5m/1h breakdown does not cover is billed as 5-minute writes.
- */
-export type UsageFigures = Partial<Omit<Usage, 'provenance'>> & { cacheCreationInputTokens?: number };
 
 /**
  * Receives the usage the upstream confirmed. `report` may be called many times with

@@ -7,7 +7,7 @@
  */
 import { isBlock, type ContentBlock, type RedactedThinkingBlock, type ThinkingBlock } from '../../messages/content';
 import type { ThinkingConfig } from '../../messages/request';
-import { gatewaySignature } from '../../openai-format/signature';
+import { gatewaySignature } from '../../messages/gateway-thinking';
 import { refused } from './errors';
 import type { InputItem, ReasoningText } from './types';
 

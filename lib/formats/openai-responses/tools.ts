@@ -24,7 +24,7 @@ const keyOf = (name: string, namespace?: string): string => `${namespace ?? ''}\
 /**
  * The upstream name of a tool: `name`, or `namespace__name`, as it is when the upstreams take it;
  * else cleaned, cut to 55 characters and told apart by 8 hex characters of a SHA-256 (for a plain
- * long name, the same name the chat translation gives it: lib/openai-format/tool-names.ts).
+ * long name, the same name the chat translation gives it: lib/formats/openai-chat/tool-names.ts).
  */
 export function wireNameOf(name: string, namespace?: string): string {
   const joined = namespace === undefined ? name : `${namespace}__${name}`;

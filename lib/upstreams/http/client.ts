@@ -1,7 +1,8 @@
 /** The one seam for upstream HTTP calls: a POST and its body under the timeouts, failures mapped to GatewayErrors. */
 import { GatewayError } from '../../errors';
 import { callAborted, offCallAbort, onCallAbort } from '../call-context';
-import { badUpstreamAnswer, callerFacingMessage, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
+import { badUpstreamAnswer } from '../../answer-errors';
+import { callerFacingMessage, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { ResolvedHttp } from './options';
 import type { ResponseLike, UpstreamCallContext } from '../types';
 

@@ -1,19 +1,6 @@
-/** Maps upstream failures to standard codes with safe texts; the upstream's words go to `detail` only. */
+/** Maps upstream HTTP failures (a status, a broken connection, a timeout) to standard codes with safe texts; the upstream's words go to `detail` only. */
+import { codeForUpstreamStatus } from '../../answer-errors';
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
-
-/**
- * Standard code for an upstream HTTP status. An upstream that rejects the gateway's own
- * credentials or account (401, 402, 403) or model name (404) is the gateway's misconfiguration,
- * so the caller gets `api_error`, never `authentication_error`.
- */
-export function codeForUpstreamStatus(status: number): ErrorCode {
-  if (status === 408 || status === 504) return 'timeout_error';
-  if (status === 413) return 'request_too_large';
-  if (status === 429) return 'rate_limit_error';
-  if (status === 503 || status === 529) return 'overloaded_error';
-  if (status === 400 || status === 422) return 'invalid_request_error';
-  return 'api_error';
-}
 
 /** Whether a failure with this code may be retried on another attempt or upstream. */
 export function isRetryableCode(code: ErrorCode): boolean {
@@ -67,21 +54,4 @@ export function connectionError(detail: string): GatewayError {
 /** Builds the GatewayError for a timeout of the given phase. */
 export function timeoutError(phase: string): GatewayError {
   return new GatewayError('timeout_error', SAFE_MESSAGES.timeout_error, { detail: `upstream ${phase} timeout` });
-}
-
-/** The safe text of an answer the gateway cannot read or pass on. */
-const INVALID_RESPONSE = 'The upstream sent an invalid response.';
-
-/** Builds the GatewayError for an upstream answer the gateway cannot read. */
-export function badUpstreamAnswer(detail: string): GatewayError {
-  return new GatewayError('api_error', INVALID_RESPONSE, { detail });
-}
-
-/**
- * Builds the GatewayError for a whole answer the gateway refuses to pass on (tool arguments that
- * are not a JSON object, a tool call from an upstream offered no tools): the same `api_error`
- * as an unreadable answer, and the request is not billed, JSON or stream (docs/translation.md).
- */
-export function invalidAnswer(detail: string): GatewayError {
-  return new GatewayError('api_error', INVALID_RESPONSE, { detail, invalidAnswer: true });
 }

@@ -1,14 +1,14 @@
 /** Adapter for Anthropic-format upstreams: forwards Messages natively, JSON and SSE. */
-import { withoutGatewayThinking } from '../../openai-format/signature';
+import { withoutGatewayThinking } from '../../messages/gateway-thinking';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
-import { forwardable, offerForwarding, type FrameBatch } from '../../wire/forwarded-frames';
+import { forwardable, parseEventData, streamErrorFrom, usageFromAnthropic, type FrameBatch } from '../../formats/anthropic';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../http/errors';
+import { badUpstreamAnswer } from '../../answer-errors';
 import { parseJson, postJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';
-import { parseEventData, usageFromAnthropic, streamErrorFrom } from './anthropic-events';
+import { offerForwarding } from '../forwarding';
 import type { CountTokensRequest, HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the Anthropic adapter. */

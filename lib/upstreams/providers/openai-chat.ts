@@ -4,14 +4,11 @@ import { randomHex } from '../../random-id';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../http/errors';
+import { badUpstreamAnswer } from '../../answer-errors';
 import { postJson, readJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';
-import { fromChatCompletion } from '../../openai-format/answer';
-import { toChatRequest, type MaxTokensField } from '../../openai-format/request-to-chat';
-import { ChatStreamTranslator } from '../../openai-format/stream-to-events';
-import { nameRestorer } from '../../openai-format/tool-names';
+import { ChatStreamTranslator, fromChatCompletion, nameRestorer, toChatRequest, type MaxTokensField } from '../../formats/openai-chat';
 import type { HttpAdapterOptions, MessagesAdapter, UpstreamCallContext } from '../types';
 
 /** Options of the OpenAI Chat Completions adapter. */
@@ -27,7 +24,7 @@ const messageId = (): string => `msg_${randomHex()}`;
 
 /**
  * Creates a Messages adapter for an OpenAI-compatible upstream, translated both ways by
- * lib/openai-format (tools, images, reasoning, usage with cached tokens; docs/translation.md). The
+ * lib/formats/openai-chat (tools, images, reasoning, usage with cached tokens; docs/translation.md). The
  * key is sent as `Authorization: Bearer`; streams ask for `stream_options.include_usage`. A request
  * the upstream's format cannot express is refused (400 naming the field) before any call. Default name: "openai".
  */

@@ -1,9 +1,10 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
 import type { RerankRequest } from '../../types';
 import { baseVersion } from '../http/options';
-import { reportedFigure as count } from '../reported-figure';
+import { reportedFigure as count } from '../../billing/reported-figure';
 import { createRerankAdapter, obj, toResults } from './rerank';
-import type { HttpAdapterOptions, RerankAdapter, UsageFigures } from '../types';
+import type { UsageFigures } from '../../types';
+import type { HttpAdapterOptions, RerankAdapter } from '../types';
 
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
 const topN = (request: RerankRequest, field: string): Record<string, number> => (request.top_n === undefined ? {} : { [field]: request.top_n });

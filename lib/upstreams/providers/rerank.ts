@@ -1,10 +1,10 @@
 /** What every built-in rerank adapter shares: build a provider body, parse its answer into results and usage. */
-import type { RerankRequest, RerankResult } from '../../types';
-import { badUpstreamAnswer } from '../http/errors';
+import type { RerankRequest, RerankResult, UsageFigures } from '../../types';
+import { badUpstreamAnswer } from '../../answer-errors';
 import { postJson, readJson } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter } from '../http/redact';
-import type { HttpAdapterOptions, RerankAdapter, UpstreamCallContext, UsageFigures } from '../types';
+import type { HttpAdapterOptions, RerankAdapter, UpstreamCallContext } from '../types';
 
 /** What a provider format contributes: its path, its request body and how to read its answer. */
 export interface RerankFormat {

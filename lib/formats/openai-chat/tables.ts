@@ -2,8 +2,8 @@
  * The tables of the Messages ⇄ Chat Completions translation, written once and read both ways:
  * stop reasons, tool choices, the join of text parts, and what happens to each Messages field.
  */
-import { GatewayError } from '../errors';
-import { ownEntry } from '../own';
+import { GatewayError } from '../../errors';
+import { ownEntry } from '../../own';
 
 /** OpenAI `finish_reason` → Anthropic `stop_reason` (unknown or none: `end_turn`). */
 const STOP_REASON_OF: Readonly<Record<string, string>> = Object.freeze({
@@ -45,10 +45,6 @@ export const PROMPT_JOIN = '\n';
 export const ANSWER_JOIN = '';
 /** Between two system or developer messages hoisted into Messages' `system`. */
 export const SYSTEM_MESSAGES_JOIN = '\n\n';
-
-/** The fields an upstream sends an answer's reasoning in: DeepSeek and SGLang, then vLLM ≥ 0.11. */
-export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
-export type ReasoningField = (typeof REASONING_FIELDS)[number];
 
 /**
  * What becomes of each top-level Messages field on an OpenAI-format upstream: `map` (translated),

@@ -1,12 +1,17 @@
 /**
- * The signatures the gateway gives thinking blocks made from an OpenAI-format upstream's
- * reasoning. A thinking block must carry a signature, and clients replay it byte for byte; this
- * one says where the reasoning came from (`model-gateway:v1:<field>`, the field the upstream sent
+ * The gateway's own thinking: the signature it gives thinking blocks made from reasoning no
+ * Anthropic upstream signed (an OpenAI-format upstream's, a Responses client's replayed text). A
+ * thinking block must carry a signature, and clients replay it byte for byte; this one says where
+ * the reasoning came from (`model-gateway:v1:<field>`, the field an OpenAI-format upstream sends
  * it in) and is never a signature an Anthropic upstream made (theirs are base64, with no colon).
+ * Part of the content model: every format that makes or replays thinking reads it.
  */
-import { isBlock, type ContentBlock, type MessageParam } from '../messages/content';
-import type { MessagesRequest } from '../messages/request';
-import { REASONING_FIELDS, type ReasoningField } from './tables';
+import { isBlock, type ContentBlock, type MessageParam } from './content';
+import type { MessagesRequest } from './request';
+
+/** The fields an OpenAI-format upstream sends an answer's reasoning in: DeepSeek and SGLang, then vLLM ≥ 0.11. */
+export const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
+export type ReasoningField = (typeof REASONING_FIELDS)[number];
 
 const PREFIX = 'model-gateway:';
 const V1 = `${PREFIX}v1:`;

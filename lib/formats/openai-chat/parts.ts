@@ -1,5 +1,5 @@
 /** Content both ways: text, images (base64 ⇄ data URLs, URLs as they are) and PDFs (documents ⇄ file parts). */
-import { isBlock, type ContentBlock, type DocumentBlock, type ImageBlock, type TextBlock } from '../messages/content';
+import { isBlock, type ContentBlock, type DocumentBlock, type ImageBlock, type TextBlock } from '../../messages/content';
 import { cannotExpress, objectAt, PROMPT_JOIN, stringAt } from './tables';
 import type { ChatPart } from './types';
 

@@ -1,14 +1,14 @@
 /** An OpenAI-format upstream's chunks → the Anthropic stream grammar, in the shape agents read without tripping. */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { GatewayError, SAFE_MESSAGES } from '../errors';
-import type { ContentBlock } from '../messages/content';
-import type { StreamEvent } from '../messages/events';
-import type { MessageResponse } from '../messages/request';
-import { badUpstreamAnswer, codeForUpstreamStatus } from '../upstreams/http/errors';
-import type { UsageFigures } from '../upstreams/types';
-import { reasoningOf, toolInput, toolUseId } from './answer';
-import { gatewaySignature } from './signature';
-import { stopReasonOf, type ReasoningField } from './tables';
+import { GatewayError, SAFE_MESSAGES } from '../../errors';
+import type { ContentBlock } from '../../messages/content';
+import type { StreamEvent } from '../../messages/events';
+import type { MessageResponse } from '../../messages/request';
+import { badUpstreamAnswer, codeForUpstreamStatus } from '../../answer-errors';
+import type { UsageFigures } from '../../types';
+import { reasoningOf, toolInput, toolUseId } from './answer-from-chat';
+import { gatewaySignature, type ReasoningField } from '../../messages/gateway-thinking';
+import { stopReasonOf } from './tables';
 import type { RestoreName } from './tool-names';
 import type { ChunkToolCall, UpstreamChunk } from './types';
 import { messageUsage, usageFromChat } from './usage';

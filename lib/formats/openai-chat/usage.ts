@@ -1,7 +1,7 @@
 /** Usage both ways: OpenAI counts cached tokens inside `prompt_tokens`, Anthropic beside `input_tokens`. */
-import type { MessageUsage } from '../messages/request';
-import { isCount, reportedFigure } from '../upstreams/reported-figure';
-import type { UsageFigures } from '../upstreams/types';
+import type { MessageUsage } from '../../messages/request';
+import { isCount, reportedFigure } from '../../billing/reported-figure';
+import type { UsageFigures } from '../../types';
 import type { ChatUsage, UpstreamChatUsage } from './types';
 
 /**

@@ -1,15 +1,15 @@
-/** Whole answers both ways: an upstream's `chat.completion` as a Message, and a Message as the chat route's `chat.completion`. */
-import { isBlock, textOf, type ContentBlock } from '../messages/content';
-import type { MessageResponse } from '../messages/request';
-import { randomHex } from '../random-id';
-import { GatewayError } from '../errors';
-import { badUpstreamAnswer, invalidAnswer } from '../upstreams/http/errors';
-import type { UsageFigures } from '../upstreams/types';
-import { gatewaySignature } from './signature';
-import { ANSWER_JOIN, finishReasonOf, stopReasonOf } from './tables';
+/** An OpenAI-format upstream's whole answer (`chat.completion`) as a Message, and the pieces its stream shares (tool call ids and inputs, reasoning). */
+import type { ContentBlock } from '../../messages/content';
+import type { MessageResponse } from '../../messages/request';
+import { randomHex } from '../../random-id';
+import { GatewayError } from '../../errors';
+import { badUpstreamAnswer, invalidAnswer } from '../../answer-errors';
+import type { UsageFigures } from '../../types';
+import { gatewaySignature } from '../../messages/gateway-thinking';
+import { stopReasonOf } from './tables';
 import type { RestoreName } from './tool-names';
-import type { ChatAnswerMessage, ChatCompletion, ChatToolCall, UpstreamCompletion } from './types';
-import { chatUsage, messageUsage, usageFromChat } from './usage';
+import type { UpstreamCompletion } from './types';
+import { messageUsage, usageFromChat } from './usage';
 
 /** A tool_use id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`): an upstream's id with other characters as `_`, or a fresh one. */
 export function toolUseId(id: string | null | undefined): string {
@@ -68,23 +68,4 @@ export function fromChatCompletion(body: unknown, id: string, name: string, rest
     stop_reason: stopReasonOf(choice.finish_reason, calls.length > 0), stop_sequence: null, usage: messageUsage(usage),
   };
   return { message, usage };
-}
-
-/** The `chat.completion` for a Message: its text, its calls as `tool_calls`, its thinking as `reasoning_content`. */
-export function completionFromMessage(message: MessageResponse, id: string, model: string, created: number): ChatCompletion {
-  const calls: ChatToolCall[] = [];
-  let reasoning: string | undefined;
-  for (const block of message.content) {
-    if (isBlock(block, 'tool_use')) calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
-    else if (isBlock(block, 'thinking')) reasoning = (reasoning ?? '') + block.thinking;
-  }
-  const text = textOf(message.content, ANSWER_JOIN);
-  const answer: ChatAnswerMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, refusal: null };
-  if (calls.length > 0) answer.tool_calls = calls;
-  if (reasoning !== undefined) answer.reasoning_content = reasoning;
-  return {
-    id, object: 'chat.completion', created, model,
-    choices: [{ index: 0, message: answer, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) }],
-    usage: chatUsage(message.usage),
-  };
 }

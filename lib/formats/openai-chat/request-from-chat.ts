@@ -1,9 +1,9 @@
 /** Chat Completions → Messages: the chat route's request, as the Messages body every adapter takes. */
-import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../messages/content';
-import type { CustomTool, MessagesRequest, ToolChoice } from '../messages/request';
+import type { ContentBlock, MessageParam, TextBlock, ToolResultBlock, ToolUseBlock } from '../../messages/content';
+import type { CustomTool, MessagesRequest, ToolChoice } from '../../messages/request';
 import { blockOf } from './parts';
-import { gatewaySignature } from './signature';
-import { cannotExpress, PROMPT_JOIN, SYSTEM_MESSAGES_JOIN, TOOL_CHOICES, type ReasoningField } from './tables';
+import { gatewaySignature, type ReasoningField } from '../../messages/gateway-thinking';
+import { cannotExpress, PROMPT_JOIN, SYSTEM_MESSAGES_JOIN, TOOL_CHOICES } from './tables';
 import type { ChatMessage, ChatPart, ChatRequest, ChatTool } from './types';
 
 /** A Messages body whose output bound validate() may still default (`Omit` would lose the known fields to the index signature). */

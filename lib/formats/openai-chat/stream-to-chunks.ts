@@ -1,8 +1,8 @@
 /** The Anthropic events of a stream → the chat route's `chat.completion.chunk` frames. */
-import type { StreamEvent } from '../messages/events';
-import type { MessageUsage } from '../messages/request';
-import { chunkFrames } from '../wire/chunk-envelope';
-import { dataFrame, DONE } from '../wire/sse-writer';
+import type { StreamEvent } from '../../messages/events';
+import type { MessageUsage } from '../../messages/request';
+import { chunkFrames } from './chunk-envelope';
+import { dataFrame, DONE } from '../../wire/sse-writer';
 import { finishReasonOf } from './tables';
 import { chatUsage } from './usage';
 

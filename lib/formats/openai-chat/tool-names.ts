@@ -1,6 +1,6 @@
 /** Tool names over OpenAI's 64-character limit, shortened reversibly: the answer's calls get the caller's names back. */
 import { createHash } from 'node:crypto';
-import type { Tool } from '../messages/request';
+import type { Tool } from '../../messages/request';
 
 /** The longest function name OpenAI-format upstreams take. */
 export const MAX_TOOL_NAME = 64;

@@ -1,9 +1,9 @@
-/** Reading Anthropic-format usage, events and stream errors. */
+/** An Anthropic-format upstream's answers as the gateway reads them: its usage figures, its stream's event data, its error events. */
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
 import type { StreamEvent } from '../../messages/events';
-import { badUpstreamAnswer } from '../http/errors';
-import { reportedFigure as count } from '../reported-figure';
-import type { UsageFigures } from '../types';
+import { badUpstreamAnswer } from '../../answer-errors';
+import { reportedFigure as count } from '../../billing/reported-figure';
+import type { UsageFigures } from '../../types';
 
 /**
  * Usage figures from an Anthropic `usage` object, as written (see reportedFigure); absent or null fields are left out. Cache writes

@@ -1,9 +1,9 @@
 /** Messages → Chat Completions: the request an OpenAI-format upstream gets. */
-import { isBlock, type ContentBlock, type MessageParam, type ToolResultBlock } from '../messages/content';
-import type { MessagesRequest, Tool, ToolChoice } from '../messages/request';
-import { ownEntry } from '../own';
+import { isBlock, type ContentBlock, type MessageParam, type ToolResultBlock } from '../../messages/content';
+import type { MessagesRequest, Tool, ToolChoice } from '../../messages/request';
+import { ownEntry } from '../../own';
 import { partsOf, promptText } from './parts';
-import { reasoningFieldOf } from './signature';
+import { reasoningFieldOf } from '../../messages/gateway-thinking';
 import { ANSWER_JOIN, cannotExpress, MESSAGES_FIELDS, objectAt, PROMPT_JOIN, stringAt, TOOL_CHOICES } from './tables';
 import { shortToolName } from './tool-names';
 import type { ChatMessage, ChatPart, ChatTextPart, ChatTool, ChatToolCall, ChatToolChoice } from './types';

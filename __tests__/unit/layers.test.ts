@@ -1,0 +1,176 @@
+/**
+ * The layers of lib/: which folder may import which, checked on the imports TypeScript itself
+ * finds in every .ts file under lib (ts.preProcessFile: imports, re-exports, require() and import()).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+
+/** One rule: files under `path` import only `only` (when given) and never `never`; `face`, see LAYERS. */
+interface Layer {
+  /** A folder (ending in `/`) or a file; a `*` makes each folder it matches a module of its own. */
+  readonly path: string;
+  readonly only?: readonly string[];
+  readonly never?: readonly string[];
+  /**
+   * A module's public face: from outside the module, only this file of it is imported. It exports
+   * values as constants, never by `export … from` (CommonJS re-exports are getters on an exports
+   * object in dictionary mode: a slow lookup per read, and the adapters read some per frame).
+   */
+  readonly face?: string;
+  readonly why: string;
+}
+
+/** Leaf utilities any layer may import: they import nothing in lib themselves (a rule below). */
+const LEAVES = ['lib/errors.ts', 'lib/own.ts', 'lib/random-id.ts'] as const;
+
+/**
+ * The rule table, the one place the layering is written (extend it here). Imports within a file's
+ * own module (its `path`, or the folder its `*` matches) are always allowed.
+ */
+const LAYERS: readonly Layer[] = [
+  { path: 'lib/messages/', only: ['lib/messages/', ...LEAVES], why: 'the one content model: every format and adapter reads it; it reads none of them' },
+  {
+    path: 'lib/formats/*/', face: 'index.ts', never: ['lib/formats/', 'lib/middleware/', 'lib/upstreams/', 'lib/router.ts', 'lib/admin/'],
+    why: 'a wire format translates to and from the content model only: routes and adapters pick it through its index; it picks neither, nor another format',
+  },
+  { path: 'lib/upstreams/', never: ['lib/middleware/'], why: 'an adapter never reaches up into a route' },
+  { path: 'lib/wire/', never: ['lib/middleware/', 'lib/upstreams/', 'lib/formats/'], why: 'SSE and JSON transport knows no route, adapter or format' },
+  ...LEAVES.map((leaf) => ({ path: leaf, only: [], why: 'a leaf utility imports nothing in lib' })),
+];
+
+/** Whether `file` is `prefix` (a file) or under it (a folder). */
+const under = (file: string, prefix: string): boolean => (prefix.endsWith('/') ? file.startsWith(prefix) : file === prefix);
+
+/** The module `file` belongs to under a layer's path (the folder its `*` matches), or undefined. */
+function moduleOf(file: string, layerPath: string): string | undefined {
+  const star = layerPath.indexOf('*');
+  if (star < 0) return under(file, layerPath) ? layerPath : undefined;
+  const head = layerPath.slice(0, star);
+  if (!file.startsWith(head)) return undefined;
+  const module = head + (file.slice(head.length).split('/')[0] ?? '') + layerPath.slice(star + 1);
+  return under(file, module) && module !== file ? module : undefined;
+}
+
+/** Every breach of `layers` in an import graph (file → the lib files it imports), one line each. */
+function violations(graph: ReadonlyMap<string, readonly string[]>, layers: readonly Layer[] = LAYERS): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      for (const layer of layers) {
+        const mine = moduleOf(file, layer.path);
+        if (mine !== undefined && !under(target, mine)) {
+          if (layer.only && !layer.only.some((p) => under(target, p))) found.push(`${file} imports ${target}: ${layer.path} imports only ${layer.only.join(', ') || 'nothing in lib'} (${layer.why})`);
+          if (layer.never?.some((p) => under(target, p))) found.push(`${file} imports ${target}: ${layer.path} never imports ${layer.never.join(', ')} (${layer.why})`);
+        }
+        const theirs = layer.face === undefined ? undefined : moduleOf(target, layer.path);
+        if (theirs !== undefined && theirs !== mine && target !== theirs + layer.face) found.push(`${file} imports ${target}: import ${theirs}${layer.face} instead (${layer.why})`);
+      }
+    }
+  }
+  return found;
+}
+
+/** The value re-exports (`export … from`, `export * from`) of a source text; `export type … from` is none (no code). */
+function valueReexports(text: string): string[] {
+  const source = ts.createSourceFile('face.ts', text, ts.ScriptTarget.ES2022, false);
+  return source.statements.filter((st): st is ts.ExportDeclaration => {
+    if (!ts.isExportDeclaration(st) || st.moduleSpecifier === undefined || st.isTypeOnly) return false;
+    const clause = st.exportClause;
+    return clause === undefined || !ts.isNamedExports(clause) || clause.elements.some((e) => !e.isTypeOnly);
+  }).map((st) => st.getText(source));
+}
+
+const ROOT = path.join(__dirname, '..', '..');
+
+function tsFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return tsFiles(rel);
+    return entry.name.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** The lib file a relative specifier names (`x` → x.ts or x/index.ts); the bare path when it is no .ts file. */
+function resolved(from: string, specifier: string): string {
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
+  return [`${base}.ts`, `${base}/index.ts`, base].find((candidate) => candidate.endsWith('.ts') && fs.existsSync(path.join(ROOT, candidate))) ?? base;
+}
+
+/** lib's import graph: every .ts file under lib and the lib files it imports (packages left out). */
+function libGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of tsFiles('lib')) {
+    const info = ts.preProcessFile(fs.readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+    graph.set(file, info.importedFiles.map((f) => f.fileName).filter((s) => s.startsWith('.')).map((s) => resolved(file, s)));
+  }
+  return graph;
+}
+
+describe('the layers of lib', () => {
+  const graph = libGraph();
+
+  it('reads the imports TypeScript finds, resolved to files', () => {
+    expect(graph.size).toBeGreaterThan(150);
+    expect(graph.get('lib/middleware/proxy-chat.ts')).toContain('lib/formats/openai-chat/index.ts');
+    expect(graph.get('lib/formats/openai-chat/index.ts')).toContain('lib/formats/openai-chat/request-from-chat.ts'); // a re-export
+    expect(graph.get('lib/upstreams/providers/anthropic.ts')).toContain('lib/formats/anthropic/index.ts');
+  });
+
+  it('holds for every file of lib', () => {
+    expect(violations(graph)).toEqual([]);
+  });
+
+  it("has every module's face export constants, not re-exports", () => {
+    const faces = new Set<string>();
+    for (const file of graph.keys()) {
+      for (const layer of LAYERS) {
+        const module = layer.face === undefined ? undefined : moduleOf(file, layer.path);
+        if (module !== undefined) faces.add(module + layer.face);
+      }
+    }
+    expect([...faces]).toEqual(expect.arrayContaining(['lib/formats/anthropic/index.ts', 'lib/formats/openai-chat/index.ts', 'lib/formats/openai-responses/index.ts']));
+    expect([...faces].filter((face) => !graph.has(face))).toEqual([]); // every module has its face
+    const found = [...faces].flatMap((face) => valueReexports(fs.readFileSync(path.join(ROOT, face), 'utf8')).map((line) => `${face}: ${line}`));
+    expect(found).toEqual([]);
+  });
+
+  it.each([
+    ["export { a } from './a';", 1],
+    ["export * from './a';", 1],
+    ["export * as a from './a';", 1],
+    ["export { type A, b } from './a';", 1],
+    ["export type { A } from './a';", 0],
+    ["export { type A } from './a';", 0],
+    ["import * as a from './a';\nexport const { b } = a;\nexport type A = a.A;", 0],
+  ])('counts the value re-exports of %j: %d', (text, count) => {
+    expect(valueReexports(text)).toHaveLength(count);
+  });
+
+  it.each([
+    ['a format importing an adapter', 'lib/formats/openai-chat/usage.ts', 'lib/upstreams/types.ts'],
+    ['a format importing a route', 'lib/formats/anthropic/events.ts', 'lib/middleware/validate.ts'],
+    ['a format importing the router', 'lib/formats/openai-responses/stream.ts', 'lib/router.ts'],
+    ['a format importing the admin API', 'lib/formats/openai-chat/types.ts', 'lib/admin/http.ts'],
+    ['a format importing another format', 'lib/formats/openai-responses/tools.ts', 'lib/formats/openai-chat/index.ts'],
+    ['the content model importing outside itself', 'lib/messages/content.ts', 'lib/types.ts'],
+    ['an adapter importing a route', 'lib/upstreams/run-call.ts', 'lib/middleware/limits.ts'],
+    ["a route importing a format's inner file", 'lib/middleware/proxy-chat.ts', 'lib/formats/openai-chat/answer-to-chat.ts'],
+    ["an adapter importing a format's inner file", 'lib/upstreams/providers/anthropic.ts', 'lib/formats/anthropic/frames.ts'],
+    ['transport importing an adapter', 'lib/wire/stream-answer.ts', 'lib/upstreams/types.ts'],
+    ['a leaf importing lib', 'lib/errors.ts', 'lib/own.ts'],
+  ])('refuses %s', (_case, from, to) => {
+    expect(violations(new Map([[from, [to]]]))).toHaveLength(1);
+  });
+
+  it.each([
+    ['a route importing a format through its index', 'lib/middleware/validate.ts', 'lib/formats/openai-chat/index.ts'],
+    ['a format importing its own inner files', 'lib/formats/openai-chat/answer-to-chat.ts', 'lib/formats/openai-chat/tables.ts'],
+    ['a format importing the content model', 'lib/formats/anthropic/frames.ts', 'lib/messages/events.ts'],
+    ['a format importing a leaf', 'lib/formats/openai-chat/tables.ts', 'lib/errors.ts'],
+    ['the content model importing itself', 'lib/messages/gateway-thinking.ts', 'lib/messages/content.ts'],
+    ['lib/index.ts importing a format through its index', 'lib/index.ts', 'lib/formats/openai-responses/index.ts'],
+  ])('allows %s', (_case, from, to) => {
+    expect(violations(new Map([[from, [to]]]))).toEqual([]);
+  });
+});
