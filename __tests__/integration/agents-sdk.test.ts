@@ -121,8 +121,7 @@ describe.each(UPSTREAMS.map((u, i) => ({ ...u, model: MODELS[i] as string, fake:
     const result = await new Runner().run(agent, 'What is the weather in Paris?');
     expect(result.finalOutput).toBe('Paris is 21 °C.');
     expect(calledWith).toEqual([{ city: 'Paris' }]);
-    expect(sent).toHaveLength(2);
-    expect(sent.every((body) => body.previous_response_id === undefined)).toBe(true);
+    expect(sent.map((body) => [body.stream, body.previous_response_id])).toEqual([[false, undefined], [false, undefined]]);
     const replayed = sent[1]?.input as Json[];
     expect(replayed.map((item) => item.type ?? item.role)).toEqual(['user', 'message', 'function_call', 'function_call_output']);
     expect(replayed.at(-1)).toMatchObject({ type: 'function_call_output', output: 'Paris: 21 °C' });
@@ -131,13 +130,16 @@ describe.each(UPSTREAMS.map((u, i) => ({ ...u, model: MODELS[i] as string, fake:
     expect(escaped).toEqual([]);
   });
 
-  it('chains with previousResponseId: only new items are sent, the upstream gets the stored history, each line says chained from which response', async () => {
+  it('chains with previousResponseId, streamed: only new items are sent, the upstream gets the stored history, each line says chained from which response', async () => {
     const before = gw.store.getBalance(caller.id);
-    const first = await new Runner().run(agent, 'Hello');
+    const first = await new Runner().run(agent, 'Hello', { stream: true });
+    await first.completed; // streamed: the next call goes out the moment the stream ends
     expect(first.finalOutput).toBe('Hi there');
-    const result = await new Runner().run(agent, 'And the weather in Paris?', { previousResponseId: first.lastResponseId });
+    const result = await new Runner().run(agent, 'And the weather in Paris?', { stream: true, previousResponseId: first.lastResponseId });
+    await result.completed;
     expect(result.finalOutput).toBe('Paris is 21 °C.');
     expect(calledWith).toEqual([{ city: 'Paris' }]);
+    expect(sent.map((body) => body.stream)).toEqual([true, true, true]);
     const [, second, third] = sent;
     expect(second).toMatchObject({ previous_response_id: first.lastResponseId, input: [{ role: 'user', content: 'And the weather in Paris?' }] });
     expect(third?.previous_response_id).toBe(result.rawResponses[0]?.responseId);
