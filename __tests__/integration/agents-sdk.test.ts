@@ -1,11 +1,12 @@
 /**
  * The OpenAI Agents SDK (`@openai/agents`, pinned) through `/v1/responses`, set up as docs/agents.md tells users: a
  * Runner with a function tool, once replaying history (the SDK's default) and once chained with `previousResponseId`
- * (the response store on), over each upstream format in UPSTREAMS; every call billed exactly its confirmed usage; and
- * no request leaving 127.0.0.1 once tracing is off, while with tracing on the SDK posts the trace and key to OpenAI.
+ * (the response store on, streamed), over each upstream format in UPSTREAMS; every call billed exactly its confirmed
+ * usage; the OpenAIProvider form too; no request leaving 127.0.0.1 once tracing is off, while with tracing on the SDK
+ * posts the trace and the key to OpenAI.
  */
 import path from 'node:path';
-import { Agent, getGlobalTraceProvider, Runner, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, type OpenAIClient } from '@openai/agents';
+import { Agent, getGlobalTraceProvider, OpenAIProvider, Runner, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, type OpenAIClient } from '@openai/agents';
 import { z } from 'zod';
 import { anthropicAdapter, openaiChatAdapter, type ModelEntry } from '../../lib';
 import { startScripted, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
@@ -175,4 +176,13 @@ describe('tracing', () => {
     await getGlobalTraceProvider().forceFlush();
     expect(escaped).toEqual([]);
   });
+});
+
+it('the provider form (no `openai` import): an OpenAIProvider with the base URL and key, given to the Runner', async () => {
+  const before = gw.store.getBalance(caller.id);
+  const runner = new Runner({ modelProvider: new OpenAIProvider({ baseURL: `${gw.url}/v1`, apiKey: caller.key }) });
+  const result = await runner.run(new Agent({ name: 'Greeter', instructions: 'Greet.', model: MODELS[0] }), 'Hello');
+  expect(result.finalOutput).toBe('Hi there');
+  await billedExactly(before, [result.lastResponseId], [HELLO]);
+  expect(escaped).toEqual([]);
 });
