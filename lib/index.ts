@@ -39,6 +39,7 @@ export { hashKey } from './stores/hash';
 export { responseExpiry } from './stores/responses';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
+export { openaiResponsesAdapter } from './upstreams/providers/openai-responses';
 export { withoutGatewayThinking } from './messages/gateway-thinking';
 export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstreams/providers/rerank-providers';
 export { upstreamError } from './upstreams/http/errors';
@@ -117,6 +118,7 @@ export type {
 } from './stores/types';
 export type { AnthropicAdapterOptions } from './upstreams/providers/anthropic';
 export type { OpenAIChatAdapterOptions } from './upstreams/providers/openai-chat';
+export type { OpenAIResponsesAdapterOptions } from './upstreams/providers/openai-responses';
 export type { MaxTokensField } from './formats/openai-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';

@@ -1,5 +1,7 @@
 /** A scripted fake OpenAI Responses server (`POST /v1/responses`, SSE or JSON): what Codex talks to in the harness tests, and a
- * native Responses upstream for the gateway's. Each request gets the next scripted turn; every request is recorded raw. */
+ * native Responses upstream for the gateway's. Each request gets the next scripted turn; every request is recorded raw. As
+ * OpenAI does, it stores a response unless the request says `store: false` (echoed in `store`), and refuses a
+ * `previous_response_id` it did not store with 400 `previous_response_not_found`. */
 import type http from 'node:http';
 import type { ResponseOutputItem, ResponseUsage } from 'openai/resources/responses/responses';
 import { sendJson, startAgentServer, type AgentRequest, type AgentServer } from './fake-agent-server';
@@ -40,6 +42,13 @@ export interface ResponsesFake extends AgentServer {
   /** The recorded `POST /v1/responses` requests, in order. */
   responses(): AgentRequest[];
   answers: ResponsesAnswer[];
+  /** The ids it stored (a test may delete some, as an upstream whose retention ran out). */
+  stored: Set<string>;
+}
+
+/** Options of the fake: the prefix of the response ids it issues (two fakes with different prefixes issue different ids). */
+export interface ResponsesFakeOptions {
+  idPrefix?: string;
 }
 
 function fail(res: http.ServerResponse, status: number, message: string, param: string | null = null, code: string | null = null): void {
@@ -47,16 +56,20 @@ function fail(res: http.ServerResponse, status: number, message: string, param: 
 }
 
 /** Starts the fake on 127.0.0.1:0. Anything but `POST /v1/responses` gets a 404 in OpenAI's error shape (and is recorded). */
-export async function startResponsesFake(script: ResponsesScript): Promise<ResponsesFake> {
-  const self = { script, answers: [] as ResponsesAnswer[] };
+export async function startResponsesFake(script: ResponsesScript, options: ResponsesFakeOptions = {}): Promise<ResponsesFake> {
+  const self = { script, answers: [] as ResponsesAnswer[], stored: new Set<string>() };
   let n = 0;
   const server = await startAgentServer((req, res) => {
     if (`${req.method} ${req.path.split('?')[0] ?? ''}` !== 'POST /v1/responses') return fail(res, 404, `Invalid URL (${req.method} ${req.path})`, null, 'unknown_url');
     const body = req.body;
     if (!body) return fail(res, 400, 'We could not parse the JSON body of your request.');
     if (typeof body.model !== 'string') return fail(res, 400, "Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+    const previous = body.previous_response_id;
+    if (typeof previous === 'string' && !self.stored.has(previous)) {
+      return fail(res, 400, `Previous response with id '${previous}' not found.`, 'previous_response_id', 'previous_response_not_found');
+    }
     const turn = self.script(req);
-    const id = `resp_fake_${n}`;
+    const id = `${options.idPrefix ?? 'resp_fake_'}${n}`;
     n += 1;
     if ('httpStatus' in turn) {
       self.answers.push({ request: req, turn, response: undefined, events: undefined });
@@ -68,7 +81,9 @@ export async function startResponsesFake(script: ResponsesScript): Promise<Respo
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       return void res.flushHeaders();
     }
-    const response = responseObject(id, body.model, turn.status ?? 'completed', turn.output, turn.usage);
+    const store = body.store !== false;
+    const response = { ...responseObject(id, body.model, turn.status ?? 'completed', turn.output, turn.usage), store };
+    if (store) self.stored.add(id);
     if (body.stream !== true) {
       self.answers.push({ request: req, turn, response, events: undefined });
       return sendJson(res, 200, response);

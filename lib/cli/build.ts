@@ -6,6 +6,7 @@ import { failover } from '../upstreams/failover';
 import { nodeHttpFetch } from '../upstreams/http/node-http-fetch';
 import { anthropicAdapter } from '../upstreams/providers/anthropic';
 import { openaiChatAdapter } from '../upstreams/providers/openai-chat';
+import { openaiResponsesAdapter } from '../upstreams/providers/openai-responses';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../upstreams/providers/rerank-providers';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import { buildAt, ConfigError, configPath, type GatewayConfig, type UpstreamConfig } from './config';
@@ -69,6 +70,7 @@ function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>)
   switch (u.type) {
     case 'anthropic': return anthropicAdapter(http);
     case 'openai': return openaiChatAdapter({ ...http, ...(u.maxTokensField ? { maxTokensField: u.maxTokensField } : {}) });
+    case 'openai-responses': return openaiResponsesAdapter(http);
     case 'cohere': return cohereAdapter({ ...http, ...(u.apiVersion ? { apiVersion: u.apiVersion } : {}) });
     case 'jina': return jinaAdapter(http);
     case 'voyage': return voyageAdapter(http);

@@ -22,7 +22,7 @@ const serverSchema = fields({
 
 /** One upstream of the config file (`upstreams.<name>`). */
 export const upstreamConfigSchema = Type.Object({
-  type: enumOf(['anthropic', 'openai', 'cohere', 'jina', 'voyage', 'tei', 'failover']),
+  type: enumOf(['anthropic', 'openai', 'openai-responses', 'cohere', 'jina', 'voyage', 'tei', 'failover']),
   baseURL: Optional(Type.String()), apiKey: Optional(secret), name: Optional(Type.String()),
   of: Optional(Type.Array(Type.String(), { minItems: 1 })),
   maxTokensField: Optional(enumOf(['max_tokens', 'max_completion_tokens'])), apiVersion: Optional(enumOf(['v1', 'v2'])),

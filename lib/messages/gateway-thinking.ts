@@ -57,3 +57,18 @@ export function withoutGatewayThinking<R extends Pick<MessagesRequest, 'messages
   }
   return messages ? { ...request, messages } : request;
 }
+
+/**
+ * A gateway signature that carries another upstream family's opaque reasoning (`tag` names the
+ * family, e.g. `responses`): the block reaches no Anthropic upstream (it is the gateway's), and
+ * the family's own translation reads `payload` back (carriedPayload) to send it where it came from.
+ */
+export function carrierSignature(tag: string, payload: string): string {
+  return `${V1}${tag}:${payload}`;
+}
+
+/** The payload of a carrier signature of `tag`, or undefined for any other signature. */
+export function carriedPayload(signature: unknown, tag: string): string | undefined {
+  const prefix = `${V1}${tag}:`;
+  return typeof signature === 'string' && signature.startsWith(prefix) ? signature.slice(prefix.length) : undefined;
+}

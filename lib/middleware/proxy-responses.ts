@@ -5,12 +5,14 @@ import { ResponseEnvelope, responseFromMessage, responseIdOf, ResponsesStream } 
 import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { checkTimeout } from '../timeout';
+import { nativeResponsesOf } from '../upstreams/native-responses';
 import { messagesCallFor, startCall } from '../upstreams/run-call';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 import { keptBeforeStop, ResponseKeeper } from './responses-keep';
+import { answerNatively } from './responses-native';
 import { checkResolvedResponses } from './responses-state';
 
 /** Options of proxyResponses(). */
@@ -25,7 +27,8 @@ export interface ProxyResponsesOptions {
 
 /**
  * Needs `validateResponses()` (which turns the body into a Messages body) and
- * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves. A stream keeps
+ * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves; an agent-ready
+ * model whose adapter is a native Responses upstream gets the request passed through instead. A stream keeps
  * Responses' grammar (lib/formats/openai-responses/stream.ts); a failure after its first event ends
  * it with `response.failed` (a standard code, the safe text); a silence of `keepAliveMs` gets a
  * `response.in_progress` event with the output so far, a data event (Codex gives up after 300 s
@@ -49,6 +52,11 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
     const echo = state?.previous ? { ...validated.echo, previous_response_id: state.previous.id } : validated.echo;
     const plan = keeper ? { ...validated, echo, sealed: keeper.sealed } : { ...validated, echo };
     const envelope = new ResponseEnvelope(plan, responseIdOf(ctx.requestId), model.id, Math.floor(ctx.startedAt / 1000));
+    // An agent-ready model on a native Responses upstream is passed through (lib/middleware/responses-native.ts).
+    const native = agent ? nativeResponsesOf(adapter) : undefined;
+    if (native && agent) {
+      return answerNatively({ ctx, res, next, upstreamName: adapter.name, native, agent, plan, state, keeper, envelope, keepAliveMs });
+    }
     startCall(ctx, res, next, adapter.name, async (call) => {
       // A plain-text (V1) model answers text only, as on the other routes.
       if (!ctx.stream) {

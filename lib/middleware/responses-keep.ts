@@ -24,11 +24,11 @@ export class ResponseKeeper {
    * the request asked (`store` true or left out) and the client is still there: written with its
    * input items (the chain's history, then its own input in the API's item shapes), the output
    * with its encrypted reasoning (for a later chain), the request's instructions and tools, the
-   * usage and upstream; readable on every instance once this resolves. `response.store` is set
+   * usage and upstream (and, from a native upstream that stored it too, its reference there); readable on every instance once this resolves. `response.store` is set
    * true only when the store said it was stored; a write that fails or is refused
    * (`too_large`, `conflict`) answers `store: false` and the log's detail says why.
    */
-  async keep(response: ResponseObject): Promise<void> {
+  async keep(response: ResponseObject, upstreamResponseId: string | null = null): Promise<void> {
     const { ctx, state, responses } = this;
     response.store = false;
     const caller = ctx.caller;
@@ -41,7 +41,7 @@ export class ResponseKeeper {
     const body = state.body;
     const record: NewResponse = {
       id: response.id, callerId: caller.id, requestId: ctx.requestId, model: response.model, upstream: served,
-      upstreamResponseId: null, previousResponseId: state.previous?.id ?? null,
+      upstreamResponseId, previousResponseId: state.previous?.id ?? null,
       response: { ...response, store: true, output: sealedOutput(response.output, this.sealed) },
       inputItems: [...state.history, ...apiItemsOf(body.input, state.history)],
       instructions: typeof body.instructions === 'string' ? body.instructions : null, tools: body.tools ?? [],

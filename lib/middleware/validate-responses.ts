@@ -82,7 +82,7 @@ export function validateResponses(options: ValidateResponsesOptions): RequestHan
       if (typeof user === 'string') ctx.user = user;
       const notes = [...(clamped ? [clamped] : []), ...(dropped.length > 0 ? [`responses: dropped ${dropped.join(', ')}`] : [])];
       if (notes.length > 0) ctx.detail = notes.join('; ');
-      res.locals.responses = plan;
+      res.locals.responses = { ...plan, request };
       req.body = messages;
     } catch (err) {
       return next(err); // what the content model cannot express, named

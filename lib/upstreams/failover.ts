@@ -6,6 +6,7 @@ import type { StreamItem } from '../messages/events';
 import type { MessageResponse, MessagesRequest } from '../messages/request';
 import { callAborted, offCallAbort, onCallAbort } from './call-context';
 import { isRetryableCode } from './http/errors';
+import { nativeResponsesOf, offerNativeResponses, type NativeResponses } from './native-responses';
 import type { CountTokensRequest, MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
 
 /** Options of failover(). */
@@ -99,7 +100,8 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
  * before its first event: once bytes went to the client, never. An upstream that fails
  * `failureThreshold` times in a row is out of rotation for `cooldownMs`, then tried again.
  * Every attempt is reported through `ctx.recordAttempt` (the request log's `attempts`), with the
- * member's `format`: the attempt that served prices the request's cache figures by it.
+ * member's `format`: the attempt that served prices the request's cache figures by it. Members
+ * that all pass the Responses route through (openaiResponsesAdapter) make a group that does too.
  */
 export function failover(adapters: readonly MessagesAdapter[], options?: FailoverOptions): MessagesAdapter;
 export function failover(adapters: readonly RerankAdapter[], options?: FailoverOptions): RerankAdapter;
@@ -112,9 +114,10 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   }
   const run = plan(adapters as readonly MessagesAdapter[], options);
   const create = (request: MessagesRequest, ctx: UpstreamCallContext): Promise<MessageResponse> => run(ctx, (a) => a.create(request, ctx));
-  async function* stream(request: MessagesRequest, ctx: UpstreamCallContext): AsyncGenerator<StreamItem> {
+  /** A stream from the first upstream that yields its first item; never retried after it. */
+  async function* firstThenRest<I>(ctx: UpstreamCallContext, open: (a: MessagesAdapter) => AsyncIterable<I>): AsyncGenerator<I> {
     const opened = await run(ctx, async (a) => {
-      const events = a.stream(request, ctx)[Symbol.asyncIterator]();
+      const events = open(a)[Symbol.asyncIterator]();
       return { events, first: await events.next() };
     });
     let next = opened.first;
@@ -127,6 +130,7 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
       if (!next.done) await opened.events.return?.(undefined);
     }
   }
+  const stream = (request: MessagesRequest, ctx: UpstreamCallContext): AsyncIterable<StreamItem> => firstThenRest(ctx, (a) => a.stream(request, ctx));
   // Counting is offered only when every upstream can count, so no rotation lands on one that cannot.
   const counters = (adapters as readonly MessagesAdapter[]).every((a) => typeof a.countTokens === 'function');
   const countTokens = (request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number> =>
@@ -138,5 +142,12 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   const format = formats.size === 1 ? [...formats][0] : undefined;
   const adapter: MessagesAdapter = Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
   membersOf.set(adapter, Object.freeze([...members]));
-  return adapter;
+  // The Responses route passes through only when every member can (each checks that a chain's upstream id is its own).
+  const natives = members.map(nativeResponsesOf);
+  if (!natives.every((n): n is NativeResponses => n !== undefined)) return adapter;
+  const nativeOf = (a: MessagesAdapter): NativeResponses => natives[members.indexOf(a)] as NativeResponses;
+  return offerNativeResponses(adapter, {
+    create: (call, ctx) => run(ctx, (a) => nativeOf(a).create(call, ctx)),
+    stream: (call, ctx) => firstThenRest(ctx, (a) => nativeOf(a).stream(call, ctx)),
+  });
 }

@@ -12,7 +12,11 @@ export interface StreamFormat<T extends { type: string } = StreamEvent> {
   errorFrame(code: ErrorCode, message: string): string;
   /** Written after `keepAliveMs` without a write: Messages' `ping` event, an SSE comment for chat, or (a function) an event made then. */
   keepAlive: string | (() => string);
+  /** Whether an event ends the answer. Default: Messages' `message_stop`. */
+  isStop?: (event: T) => boolean;
 }
+
+const isMessageStop = (event: { type: string }): boolean => event.type === 'message_stop';
 
 /**
  * The first event is awaited before the 200 goes out, so an upstream that fails before streaming
@@ -27,6 +31,7 @@ export async function streamAnswer<T extends { type: string }>(
   source: AsyncIterable<T | readonly T[]>, ctx: GatewayContext, res: Response, format: StreamFormat<T>, keepAliveMs = DEFAULT_KEEP_ALIVE_MS,
 ): Promise<void> {
   const events = source[Symbol.asyncIterator]();
+  const isStop = format.isStop ?? isMessageStop;
   const writer = new SseWriter(res);
   let opened = false;
   const open = (): void => {
@@ -46,7 +51,7 @@ export async function streamAnswer<T extends { type: string }>(
     ctx.ttfbMs = performance.now() - ctx.startedHr;
     while (!next.done) {
       const items: readonly T[] = Array.isArray(next.value) ? next.value : [next.value as T];
-      const stop = items.findIndex((e) => e.type === 'message_stop');
+      const stop = items.findIndex(isStop);
       const text = format.framesOf(stop < 0 ? items : items.slice(0, stop + 1));
       const pending = writer.write(text, stop >= 0);
       if (text !== '') idle.wrote(); // events with nothing to say in the format (an upstream's ping) are no write
