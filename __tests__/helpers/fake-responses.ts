@@ -1,5 +1,6 @@
 /** A scripted fake OpenAI Responses server (`POST /v1/responses`, SSE or JSON): what Codex talks to in the harness tests, and a
- * native Responses upstream for the gateway's. Each request gets the next scripted turn; every request is recorded raw. As
+ * native Responses upstream for the gateway's (a turn's `fault` cuts its stream: `response.failed` or a dropped connection).
+ * Each request gets the next scripted turn; every request is recorded raw. As
  * OpenAI does, it stores a response unless the request says `store: false` (echoed in `store`), and refuses a
  * `previous_response_id` it did not store with 400 `previous_response_not_found`. */
 import type http from 'node:http';
@@ -10,9 +11,18 @@ import { sse } from './fake-server';
 
 export * from './fake-responses-events';
 
-/** One scripted answer: a response (streamed when the request asks), an HTTP error, or a stream that starts and never ends. */
+/** A stream cut after its first `after` events: by `response.failed` (its error in the upstream's words, the turn's usage), or by dropping the connection. */
+export interface StreamFault {
+  after: number;
+  then: 'response.failed' | 'drop';
+}
+
+/** The upstream's own words in a failure it sends: a test checks they never reach the client. */
+export const UPSTREAM_WORDS = 'upstream secret words';
+
+/** One scripted answer: a response (streamed when the request asks, `fault` cutting the stream), an HTTP error, or a stream that starts and never ends. */
 export type ResponsesTurn =
-  | { output: ResponseOutputItem[]; usage: ResponseUsage | null; status?: 'completed' | 'incomplete' }
+  | { output: ResponseOutputItem[]; usage: ResponseUsage | null; status?: 'completed' | 'incomplete'; fault?: StreamFault }
   | { httpStatus: number; error: { message: string; type: string; code: string | null; param: string | null }; headers?: Record<string, string> }
   | { hang: true };
 
@@ -83,15 +93,22 @@ export async function startResponsesFake(script: ResponsesScript, options: Respo
     }
     const store = body.store !== false;
     const response = { ...responseObject(id, body.model, turn.status ?? 'completed', turn.output, turn.usage), store };
-    if (store) self.stored.add(id);
+    if (store && !(turn.fault && body.stream === true)) self.stored.add(id);
     if (body.stream !== true) {
       self.answers.push({ request: req, turn, response, events: undefined });
       return sendJson(res, 200, response);
     }
-    const events = responseEvents(response);
+    const fault = turn.fault;
+    const all = responseEvents(response);
+    const events = fault ? all.slice(0, fault.after) : all;
+    if (fault?.then === 'response.failed') {
+      const failed = { ...response, status: 'failed' as const, output: [], error: { code: 'server_error' as const, message: `${UPSTREAM_WORDS} (trace 7f3a)` } };
+      events.push({ type: 'response.failed', response: failed, sequence_number: fault.after });
+    }
     self.answers.push({ request: req, turn, response, events });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': `req_fake_${n}` });
     for (const e of events) sse(res, e, e.type);
+    if (fault?.then === 'drop') return void setTimeout(() => res.socket?.destroy(), 20); // after the events are flushed
     res.end();
   });
   const responses = (): AgentRequest[] => server.requests.filter((r) => r.method === 'POST' && r.path.split('?')[0] === '/v1/responses');

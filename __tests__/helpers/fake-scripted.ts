@@ -1,11 +1,13 @@
 /**
- * Scripted upstreams of both formats from one description of a turn: what the model says (thinking,
- * text, tool calls, a web search) and its usage, rendered as Anthropic Messages (JSON and SSE) or
- * OpenAI Chat Completions (JSON and chunks). Each request is recorded with its raw body; the script
- * picks each turn from the request it answers.
+ * Scripted upstreams of every format from one description of a turn: what the model says (thinking,
+ * text, tool calls, a web search) and its usage, rendered as Anthropic Messages (JSON and SSE),
+ * OpenAI Chat Completions (JSON and chunks) or, for text and calls, OpenAI Responses (through
+ * fake-responses). Each request is recorded with its raw body; the script picks each turn from the
+ * request it answers.
  */
 import type http from 'node:http';
 import { pieces, sendJson, startAgentServer, type AgentRequest, type AgentServer } from './fake-agent-server';
+import { functionCall, message, responsesUsage, startResponsesFake, type ResponsesTurn } from './fake-responses';
 
 type Json = Record<string, unknown>;
 
@@ -162,4 +164,21 @@ export async function startScripted(format: 'anthropic' | 'openai', script: Scri
   });
   const calls = (): AgentRequest[] => server.requests.filter((r) => !r.path.endsWith('/count_tokens'));
   return Object.assign(self, server, { calls });
+}
+
+/** A turn as a Responses answer: a message and function calls; `input_tokens` is the whole prompt, its cached and written parts in `input_tokens_details`. */
+function responsesTurnOf(t: ScriptedTurn): ResponsesTurn {
+  const { thinking, redacted, search, before, pause, pings, failMidStream, status } = t;
+  if ([thinking, redacted, search, before, pause, pings, failMidStream, status, t.usage.cache1h, t.usage.searches].some((x) => x !== undefined)) throw new Error('fake: a Responses turn scripts text, calls and usage only');
+  const output = [...(t.text ? [message(t.text.join(''))] : []), ...(t.calls ?? []).map((c, i) => functionCall(c.name, c.input, c.id, `fc_scripted_${i}`))];
+  const u = t.usage;
+  const usage = responsesUsage({ input: u.input + (u.cacheRead ?? 0) + (u.cache5m ?? 0), cached: u.cacheRead ?? 0, cacheWrite: u.cache5m ?? 0, output: u.output, reasoning: 0 });
+  return { output, usage, status: stopOf(t) === 'max_tokens' ? 'incomplete' : 'completed' };
+}
+
+/** A scripted native Responses upstream (`POST /v1/responses`, JSON and SSE) on 127.0.0.1:0: startResponsesFake answering the script's turns, storing what it answers as OpenAI does. */
+export async function startScriptedResponses(script: Script): Promise<ScriptedUpstream> {
+  const self = { script };
+  const fake = await startResponsesFake((req) => responsesTurnOf(self.script(req.body ?? {}, fake.responses().length - 1)));
+  return Object.assign(self, { url: fake.url, requests: fake.requests, close: () => fake.close(), calls: () => fake.responses() });
 }

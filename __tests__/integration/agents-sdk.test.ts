@@ -1,15 +1,16 @@
 /**
  * The OpenAI Agents SDK (`@openai/agents`, pinned) through `/v1/responses`, set up as docs/agents.md tells users: a
  * Runner with a function tool, once replaying history (the SDK's default) and once chained with `previousResponseId`
- * (the response store on, streamed), over each upstream format in UPSTREAMS; every call billed exactly its confirmed
+ * (the response store on, streamed), over each upstream format in UPSTREAMS (a native Responses upstream keeps the chain
+ * itself: it goes up as that upstream's own id); every call billed exactly its confirmed
  * usage; the OpenAIProvider form too; no request leaving 127.0.0.1 once tracing is off, while with tracing on the SDK
  * posts the trace and the key to OpenAI.
  */
 import path from 'node:path';
 import { Agent, getGlobalTraceProvider, OpenAIProvider, Runner, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, type OpenAIClient } from '@openai/agents';
 import { z } from 'zod';
-import { anthropicAdapter, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { startScripted, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
+import { anthropicAdapter, openaiChatAdapter, openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { startScripted, startScriptedResponses, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
 
 type Json = Record<string, unknown>;
@@ -21,6 +22,8 @@ interface UpstreamCase {
   adapter(url: string): ModelEntry['upstream'];
   /** The user turns the upstream received, as text, in order (tool results as `result:` + text). */
   turns(body: Json): string[];
+  /** A native Responses upstream that stored the response: a chain goes up as its own `previous_response_id` with only the new items (docs/adapters.md). */
+  chainsById?: boolean;
 }
 
 const textOf = (content: unknown): string => (typeof content === 'string' ? content : (content as Json[]).map((b) => (b.type === 'tool_result' ? `result:${textOf(b.content)}` : b.type === 'tool_use' ? `call:${JSON.stringify(b.input)}` : String(b.text ?? ''))).join(''));
@@ -33,6 +36,12 @@ const UPSTREAMS: UpstreamCase[] = [
     name: 'an OpenAI-chat-format upstream', start: (s) => startScripted('openai', s), adapter: (url) => openaiChatAdapter({ baseURL: url }),
     turns: (body) => (body.messages as Json[]).filter((m) => m.role !== 'system').map((m) => m.role === 'tool' ? `user:result:${textOf(m.content)}` : `${String(m.role)}:${textOf(m.content ?? '')}${((m.tool_calls ?? []) as Json[]).map((c) => `call:${String((c.function as Json).arguments)}`).join('')}`),
   },
+  {
+    name: 'a native Responses upstream', start: startScriptedResponses, adapter: (url) => openaiResponsesAdapter({ baseURL: url }), chainsById: true,
+    // A function call joins the assistant turn before it; its output is the next user turn.
+    turns: (body) => (body.input as Json[]).reduce<string[]>((turns, item) => item.type === 'function_call' ? [...turns.slice(0, -1), `${turns.at(-1) ?? 'assistant:'}call:${String(item.arguments)}`]
+      : [...turns, item.type === 'function_call_output' ? `user:result:${String(item.output)}` : `${String(item.role)}:${textOf(item.content)}`], []),
+  },
 ];
 
 // The scripted model: a greeting without tools' use; asked about weather, it calls get_weather; given the result, it answers.
@@ -42,7 +51,7 @@ const ANSWER: ScriptedTurn = { text: ['Paris is', ' 21 °C.'], usage: { input: 5
 /** Each turn's exact charge at UNIT_PRICING (1 per input token, 0.1 per cache read, 2 per output token), worked by hand. */
 const PRICE = new Map<ScriptedTurn, number>([[HELLO, 9 + 6], [CALL, 7 + 10 + 80], [ANSWER, 5 + 30 + 24]]);
 function script(body: Json): ScriptedTurn {
-  const text = JSON.stringify((body.messages as Json[]).at(-1));
+  const text = JSON.stringify(((body.messages ?? body.input) as Json[]).at(-1));
   if (text.includes('Paris: 21')) return ANSWER; // the last turn is the tool's result
   return text.includes('weather') ? CALL : HELLO;
 }
@@ -131,7 +140,7 @@ describe.each(UPSTREAMS.map((u, i) => ({ ...u, model: MODELS[i] as string, fake:
     expect(escaped).toEqual([]);
   });
 
-  it('chains with previousResponseId, streamed: only new items are sent, the upstream gets the stored history, each line says chained from which response', async () => {
+  it('chains with previousResponseId, streamed: only new items are sent, the upstream gets the stored history (a native one its own id), each line says chained from which response and how', async () => {
     const before = gw.store.getBalance(caller.id);
     const first = await new Runner().run(agent, 'Hello', { stream: true });
     await first.completed; // streamed: the next call goes out the moment the stream ends
@@ -145,14 +154,27 @@ describe.each(UPSTREAMS.map((u, i) => ({ ...u, model: MODELS[i] as string, fake:
     expect(second).toMatchObject({ previous_response_id: first.lastResponseId, input: [{ role: 'user', content: 'And the weather in Paris?' }] });
     expect(third?.previous_response_id).toBe(result.rawResponses[0]?.responseId);
     expect((third?.input as Json[]).map((item) => item.type)).toEqual(['function_call_output']);
-    expect(upstream.turns(upstream.fake().calls().at(-1)?.body as Json)).toEqual([
-      'user:Hello', 'assistant:Hi there', 'user:And the weather in Paris?', 'assistant:Checking.call:{"city":"Paris"}', 'user:result:Paris: 21 °C',
-    ]);
+    const upstreamSent = upstream.fake().calls().slice(-3).map((c) => c.body as Json);
+    if (upstream.chainsById) {
+      // The upstream stored each answer (it refuses an id it did not issue): each chained call goes up as its own id, with the new items only.
+      const chainedBy = upstreamSent.map((body) => body.previous_response_id);
+      expect(chainedBy[0]).toBeUndefined();
+      expect(chainedBy.slice(1)).toEqual([expect.stringMatching(/^resp_fake_/), expect.stringMatching(/^resp_fake_/)]);
+      expect(new Set(chainedBy).size).toBe(3);
+      expect(upstreamSent.map((body) => upstream.turns(body))).toEqual([['user:Hello'], ['user:And the weather in Paris?'], ['user:result:Paris: 21 °C']]);
+    } else {
+      expect(upstream.turns(upstreamSent[2] as Json)).toEqual([
+        'user:Hello', 'assistant:Hi there', 'user:And the weather in Paris?', 'assistant:Checking.call:{"city":"Paris"}', 'user:result:Paris: 21 °C',
+      ]);
+    }
     const ids = [first.lastResponseId, ...result.rawResponses.map((r) => r.responseId)];
     const details = await billedExactly(before, ids, [HELLO, CALL, ANSWER]);
-    expect(details[0] ?? '').not.toContain('chained');
-    expect(details[1]).toContain(`chained from ${String(ids[0])}`);
-    expect(details[2]).toContain(`chained from ${String(ids[1])}`);
+    expect(details[0] ?? '').not.toContain('chain');
+    for (const i of [1, 2]) {
+      expect(details[i]).toContain(`chained from ${String(ids[i - 1])}`);
+      if (upstream.chainsById) expect(details[i]).toContain("chain sent as openai-responses's previous_response_id");
+      else expect(details[i]).not.toContain('chain sent');
+    }
     expect(escaped).toEqual([]);
   });
 });
