@@ -5,6 +5,7 @@
  * safe text, never the upstream's words (those go to the log). Billed as README "Billing" says for a stream that ended
  * early, as upstream-faults.test.ts asserts on the translated path: the confirmed figures only, `needs_review`.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { costOf, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { SAFE_MESSAGES } from '../../lib/errors';
@@ -95,5 +96,20 @@ describe.each(CASES)('the upstream ends with $name after its first events', ({ f
     expect(final).toMatchObject({ status: 'failed', error: { code: 'server_error', message: safeText } });
     expect(JSON.stringify(final)).not.toContain(UPSTREAM_WORDS);
     expect(gw.store.getBalance(caller.id)).toBe(100_000 - charge);
+  });
+
+  it('translated, on the Messages route (the Anthropic SDK): the text so far, then an error event; billed by the same rule', async () => {
+    const caller = addCaller(gw.store, { balance: 100_000 });
+    const sdk = new Anthropic({ apiKey: caller.key, baseURL: gw.url, maxRetries: 0 });
+    const stream = sdk.messages.stream({ model: 'gpt', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
+    const deltas: string[] = [];
+    stream.on('text', (t) => deltas.push(t));
+    const failure = await stream.finalMessage().then(() => undefined, (err: unknown) => err);
+    expect(deltas).toEqual(['Hello ']);
+    expect(String(failure)).not.toContain(UPSTREAM_WORDS);
+    expect(failure).toMatchObject({ error: { type: 'error', error: { type: 'api_error' } } });
+    await new Promise((r) => setTimeout(r, 50)); // the settlement follows the stream's end
+    expect(gw.store.getBalance(caller.id)).toBe(100_000 - charge);
+    expect(gw.store.held(caller.id)).toBe(0);
   });
 });

@@ -105,7 +105,11 @@ export function openaiResponsesAdapter(options: OpenAIResponsesAdapterOptions): 
       for await (const batch of events(await openStream(body, ctx))) {
         const out: StreamEvent[] = [];
         try {
-          for (const event of batch) translator.read(event, out);
+          for (const event of batch) {
+            // A failed response's usage is what the upstream confirmed it used: billed as on the pass-through path.
+            if (event.type === 'response.failed') report(event.response as Item | undefined, ctx);
+            translator.read(event, out);
+          }
         } catch (err) {
           if (out.length > 0) yield out; // what came before the failure still reaches the client
           throw err;
