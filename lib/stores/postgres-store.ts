@@ -15,7 +15,8 @@ import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } f
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { PostgresResponses } from './postgres-responses';
-import { retryDeadlock, settleBatch } from './postgres-settle';
+import { retrying, settleBatch, settleSql } from './postgres-settle';
+import { PgCallers } from './postgres-callers';
 import { statements } from './postgres-sql';
 import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
 import { PostgresSessions } from './postgres-sessions';
@@ -41,8 +42,6 @@ export interface PostgresStoreOptions {
 
 const reportToStderr = (err: unknown): void => console.error(`model-gateway: PostgresStore: ${err instanceof Error ? err.message : String(err)}`);
 
-const KEY_CACHE_SIZE = 10_000;
-
 /**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
  * Reserve is one statement and settle one transaction: atomic across instances, exactly once per
@@ -54,14 +53,13 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   readonly dashboardSessions: PostgresSessions;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
-  private readonly keyCacheMs: number;
-  private readonly keys = new Map<string, { caller: Caller; until: number }>();
+  private readonly keys: PgCallers;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly onError: (err: unknown) => void;
   /** Stored Responses API responses (a ResponseStore, lib/stores/responses.ts), swept with the holds. */
   readonly responses: PostgresResponses;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
-  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => retryDeadlock(() => settleBatch(this.pool, (client, name, values) => this.run(name, values, client), list)));
+  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => settleBatch(this.pool, settleSql(this.schema), list));
   private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
 
   constructor(options: PostgresStoreOptions) {
@@ -72,8 +70,8 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     this.schema = checkSchemaName(options.schema ?? 'model_gateway');
     this.sql = statements(this.schema);
     [this.catalogOverrides, this.dashboardSessions] = [new PostgresCatalogOverrides(this.pool, this.schema), new PostgresSessions(this.pool, this.schema)];
-    this.keyCacheMs = options.keyCacheMs ?? 5000;
     this.onError = options.onError ?? reportToStderr;
+    this.keys = new PgCallers((name, values) => this.run(name, values), options.keyCacheMs ?? 5000, this.onError);
     // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
     this.pool.on?.('error', this.onError);
     this.responses = new PostgresResponses(this.pool, this.schema);
@@ -86,8 +84,6 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
 
   /** Runs one of the store's statements as a named (prepared) query; names carry the schema, so stores on one pool never collide. */
   private run(name: keyof ReturnType<typeof statements>, values: unknown[], on: PgQueryable = this.pool): Promise<PgResult> {
-    // Planned for each call: a generic plan cached while the table was small scans settlements whole.
-    if (name === 'settledCharges') return on.query(this.sql[name], values);
     return on.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
   }
 
@@ -101,21 +97,8 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Creates or upgrades the tables (see lib/stores/sql). */
   migrate(): Promise<number[]> { return migrate(this.pool, this.schema); }
 
-  async findCaller(keyHash: string): Promise<Caller | undefined> {
-    const cached = this.keys.get(keyHash);
-    if (cached && cached.until > Date.now()) return cached.caller;
-    const row = (await this.run('findCaller', [keyHash])).rows[0];
-    const caller: Caller | undefined = row && pgKeys.callerOfRow(row);
-    // The time of use, at most once per cache period per instance; a failure is only reported.
-    if (row) this.run('touchKey', [keyHash]).catch(this.onError);
-    // Only keys that exist are cached, and at most KEY_CACHE_SIZE of them: random keys sent by an
-    // attacker must not grow this map.
-    if (caller && this.keyCacheMs > 0) {
-      if (this.keys.size >= KEY_CACHE_SIZE) this.keys.delete(this.keys.keys().next().value as string);
-      this.keys.set(keyHash, { caller, until: Date.now() + this.keyCacheMs });
-    }
-    return caller;
-  }
+  /** The caller of a key digest; cached for `keyCacheMs` (the bound on how late a key change reaches this instance). */
+  findCaller(keyHash: string): Promise<Caller | undefined> { return this.keys.find(keyHash); }
 
   /**
    * Holds `amount` if the available balance covers it. Reserves made in the same tick share one
@@ -130,7 +113,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     list.forEach((r, i) => { if (!first.has(r.requestId)) first.set(r.requestId, i); });
     const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt, instance_id: r.instanceId }))
       .filter((row) => first.get(row.request_id) === row.i);
-    const result = await retryDeadlock(() => this.run('reserveMany', [JSON.stringify(rows)]));
+    const result = await retrying(() => this.run('reserveMany', [JSON.stringify(rows)]));
     const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
     return list.map((_, i): ReserveResult => {
       const row = byIndex.get(i);
@@ -181,7 +164,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   async addKey(key: string, caller: MemoryKey): Promise<void> {
     checkProvision(caller, 'PostgresStore');
     await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? null, prefixOf(key)]);
-    this.keys.delete(hashKey(key));
+    this.keys.forget(hashKey(key));
   }
 
   /**
@@ -214,7 +197,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Applies an operator's change; this instance forgets its cached callers, others within `keyCacheMs`. */
   async updateKey(keyId: string, patch: KeyPatch): Promise<{ before: KeyRecord; after: KeyRecord } | undefined> {
     const out = await pgKeys.updateKey(this.pool, this.schema, keyId, patch);
-    this.keys.clear();
+    this.keys.forget();
     return out;
   }
 
