@@ -37,22 +37,9 @@ export function statements(s: string) {
         SELECT d.request_id, d.caller_id, 'unknown', false, 0, 'api_error', 0, 'needs_review', now(), 0,
           'hold expired before settlement: the instance serving this request stopped' FROM d
         WHERE NOT EXISTS (SELECT 1 FROM ${s}.settlements x WHERE x.request_id = d.request_id)
-        ON CONFLICT (request_id) DO NOTHING)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.request_log g WHERE g.request_id = d.request_id)
+        ON CONFLICT DO NOTHING)
       UPDATE ${s}.balances b SET held = b.held - t.total FROM t WHERE b.caller_id = t.caller_id`,
-    // One statement for a batch of entries; a real entry replaces a sweeper's placeholder (status 0), nothing else.
-    appendLogs: `INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, model, stream, status, error_code, usage, cost, charge,
-        billing_status, started_at, duration_ms, ttfb_ms, upstream, detail, end_user, attempts)
-      SELECT request_id, caller_id, endpoint, model, stream, status, error_code, usage, cost, charge, billing_status,
-        to_timestamp(started_at / 1000), duration_ms, ttfb_ms, upstream, detail, end_user, attempts
-      FROM jsonb_to_recordset($1::jsonb) AS x(request_id text, caller_id text, endpoint text, model text, stream boolean,
-        status integer, error_code text, usage jsonb, cost numeric, charge bigint, billing_status text, started_at double precision,
-        duration_ms double precision, ttfb_ms double precision, upstream text, detail text, end_user text, attempts jsonb)
-      ON CONFLICT (request_id) DO UPDATE SET caller_id = EXCLUDED.caller_id, endpoint = EXCLUDED.endpoint, model = EXCLUDED.model,
-        stream = EXCLUDED.stream, status = EXCLUDED.status, error_code = EXCLUDED.error_code, usage = EXCLUDED.usage,
-        cost = EXCLUDED.cost, charge = EXCLUDED.charge, billing_status = EXCLUDED.billing_status, started_at = EXCLUDED.started_at,
-        duration_ms = EXCLUDED.duration_ms, ttfb_ms = EXCLUDED.ttfb_ms, upstream = EXCLUDED.upstream, detail = EXCLUDED.detail,
-        end_user = EXCLUDED.end_user, attempts = EXCLUDED.attempts
-      WHERE ${s}.request_log.status = 0`,
     // Provisioning: a new key, or new grants for a known one; its status changes only when `disabled` is given (revoked stays revoked).
     addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, key_id, prefix, caller_id, models, limits, status)
         VALUES ($1, 'key_' || left($1, 20), $6, $2, $3, $4, CASE WHEN $5::boolean THEN 'disabled' ELSE 'active' END)

@@ -17,6 +17,8 @@ import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQuerya
 import { PostgresResponses } from './postgres-responses';
 import { retrying, settleBatch, settleSql } from './postgres-settle';
 import { PgCallers } from './postgres-callers';
+import { maintainRequestLog, postgresLog } from './postgres-log';
+import type { RequestLogSink } from './request-log-sink';
 import { statements } from './postgres-sql';
 import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
 import { PostgresSessions } from './postgres-sessions';
@@ -32,6 +34,10 @@ export interface PostgresStoreOptions {
   keyCacheMs?: number;
   /** How often this instance releases holds whose lease ended and deletes expired stored responses, in ms (0 = never). Default: 15000. */
   sweepIntervalMs?: number;
+  /** Days of request log kept: the sweeper drops the daily partitions older than that, hourly. Default: kept for ever. */
+  requestLogRetentionDays?: number;
+  /** Where the request log goes (docs/stores.md, "Request log sink"). Default: the store's `request_log` table. */
+  requestLog?: RequestLogSink;
   /**
    * Told of errors the store handles itself: a pooled connection the server ended (restart,
    * failover, `pg_terminate_backend`; the pool opens a new one) and failed sweeps. Never thrown.
@@ -60,7 +66,9 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   readonly responses: PostgresResponses;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
   private readonly settlements = new Batcher<Settlement, SettleResult>((list) => settleBatch(this.pool, settleSql(this.schema), list));
-  private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
+  private readonly logs: Batcher<RequestLogEntry, void>;
+  private readonly retentionDays: number | undefined;
+  private maintained = 0;
 
   constructor(options: PostgresStoreOptions) {
     if (!options?.pool || typeof options.pool.query !== 'function') {
@@ -75,9 +83,19 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
     this.pool.on?.('error', this.onError);
     this.responses = new PostgresResponses(this.pool, this.schema);
+    const sink = options.requestLog ?? postgresLog(this.pool, this.schema);
+    if (typeof sink?.write !== 'function') throw new TypeError('PostgresStore: option "requestLog" must have write(entries) (a RequestLogSink).');
+    this.logs = new Batcher<RequestLogEntry, void>(async (list) => { await sink.write(list); return list.map(() => undefined); });
+    const days = options.requestLogRetentionDays;
+    if (days !== undefined && (!Number.isSafeInteger(days) || days < 1)) throw new TypeError('PostgresStore: option "requestLogRetentionDays" must be a whole number of days, at least 1.');
+    this.retentionDays = days;
     const every = options.sweepIntervalMs ?? 15_000;
     if (every > 0) {
-      this.sweeper = setInterval(() => { void this.sweepExpiredHolds().catch(this.onError); void this.responses.sweepExpiredResponses().catch(this.onError); }, every);
+      this.sweeper = setInterval(() => {
+        void this.sweepExpiredHolds().catch(this.onError);
+        void this.responses.sweepExpiredResponses().catch(this.onError);
+        if (Date.now() - this.maintained >= 3_600_000) void this.maintainRequestLog().catch(this.onError);
+      }, every);
       this.sweeper.unref();
     }
   }
@@ -135,24 +153,15 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     await this.run('release', [requestId]);
   }
 
-  /** Appends one entry; entries appended in the same tick share one statement. */
+  /** Appends one entry to the log sink; entries appended while a write is under way go together in the next. */
   async appendLog(e: RequestLogEntry): Promise<void> {
     await this.logs.add(e);
   }
 
-  private async appendMany(list: RequestLogEntry[]): Promise<void[]> {
-    const rows = new Map<string, Record<string, unknown>>();
-    for (const e of list) {
-      if (rows.has(e.requestId)) continue; // one row per request id in a statement
-      rows.set(e.requestId, {
-        request_id: e.requestId, caller_id: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
-        error_code: e.errorCode, usage: e.usage, cost: e.cost, charge: e.charge, billing_status: e.billingStatus, started_at: e.startedAt,
-        duration_ms: e.durationMs, ttfb_ms: e.ttfbMs, upstream: e.upstream, detail: e.detail, end_user: e.user,
-        attempts: e.attempts.length > 0 ? e.attempts : null,
-      });
-    }
-    await this.run('appendLogs', [JSON.stringify([...rows.values()])]);
-    return list.map(() => undefined);
+  /** Makes the coming days' log partitions and drops those past `requestLogRetentionDays`; returns how many it dropped. */
+  async maintainRequestLog(now = Date.now()): Promise<number> {
+    this.maintained = Date.now();
+    return maintainRequestLog(this.pool, this.schema, this.retentionDays, now);
   }
 
   /** Releases every expired hold (of any instance); returns how many callers it touched. */
