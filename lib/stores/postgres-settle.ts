@@ -8,8 +8,8 @@ import type { SettleResult, Settlement } from './types';
 const RACED = '40001';
 
 /**
- * The settlement of a batch in one statement (one round trip, one commit; the balance rows are
- * locked only while it runs). The callers' rows are locked first, in caller order; the requests
+ * The settlement of a batch in one statement (run between BEGIN and COMMIT on a lent client, so a
+ * connection lost mid-way fails that batch only). The callers' rows are locked first, in caller order; the requests
  * not settled yet are charged in batch order, each adding its cost to its caller's remainder:
  * charge = floor(carry + costs so far) − floor(carry + costs before it), exactly carryCharge()
  * in sequence. A request settled by another transaction after this statement's snapshot makes
