@@ -14,6 +14,7 @@ import type { GatewayStore } from '../lib';
 const [mode, upstreamPort] = [process.argv[2], Number(process.argv[3])];
 const upstream = `http://127.0.0.1:${upstreamPort}`;
 import { KEY as BENCH_KEY } from './key';
+import { addAccounts, countingPool, redisClient, sent } from './durable-setup';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
 /** (b) a bare Node http proxy: pipes request and response, nothing parsed. */
@@ -34,9 +35,10 @@ function expressFetch(): http.Server {
 }
 
 /** (d, e) The gateway with the whole pipeline on: auth, validation, limits, reserve, settle, request log. */
-async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown; credit(c: lib.Credit): unknown }): Promise<http.Server> {
+async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown; credit(c: lib.Credit): unknown }, redis?: unknown): Promise<http.Server> {
   await store.addKey(BENCH_KEY, { id: 'bench' });
   await store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
+  await addAccounts(store); // BENCH_ACCOUNTS (bench/durable.ts)
   const models = benchModels(lib, upstream);
   const app = express();
   // BENCH_OBSERVE=1: with a pino logger and Prometheus metrics, as an operated gateway runs (or =logs, =metrics: one of them).
@@ -46,7 +48,7 @@ async function gateway(store: GatewayStore & { addKey(k: string, c: object): unk
     ...(observe === '1' || observe === 'logs' ? { logger: pino(pino.destination({ dest: '/dev/null', sync: true })) } : {}),
     ...(observe === '1' || observe === 'metrics' ? { metrics: lib.createMetrics() } : {}),
   };
-  app.use(createGatewayRouter({ store, models, limits: LIMITS, ...observed }));
+  app.use(createGatewayRouter({ store, models, limits: redis ? { ...LIMITS, redis, keyPrefix: `mgw-${process.env.BENCH_SCHEMA}` } : LIMITS, ...observed }));
   return http.createServer(app);
 }
 
@@ -86,10 +88,11 @@ async function main(): Promise<void> {
   else if (mode === 'gateway-memory') server = await gateway(new MemoryStore());
   else if (mode === 'stages') server = stagedGateway(Number(process.argv[4]));
   else {
-    const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', max: 20 });
-    const store = new PostgresStore({ pool, schema: process.env.BENCH_SCHEMA ?? 'model_gateway_bench' });
+    // application_name: bench/durable.ts finds this gateway's backends by it.
+    const pool = new Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test', max: 20, application_name: process.env.BENCH_SCHEMA ?? 'mgw' });
+    const store = new PostgresStore({ pool: countingPool(pool), schema: process.env.BENCH_SCHEMA ?? 'model_gateway_bench' });
     await store.migrate();
-    server = await gateway(store);
+    server = await gateway(store, mode === 'gateway-postgres-redis' ? await redisClient() : undefined);
   }
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => {
@@ -102,7 +105,7 @@ async function main(): Promise<void> {
 // to a load run's CPU: a full GC of a big heap would add to the per-request figure).
 process.on('message', (m: string) => {
   if (m === 'memory') (globalThis as { gc?: () => void }).gc?.();
-  process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
+  process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss, xacts: sent.xacts });
 });
 void main();
 process.on('SIGINT', () => process.exit(0)); // lets --cpu-prof write its profile

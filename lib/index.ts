@@ -104,6 +104,7 @@ export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
 export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-store';
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
 export type { PostgresStoreOptions } from './stores/postgres-store';
+export type { RequestLogSink } from './stores/request-log-sink';
 export type {
   InputItemsPage, InputItemsQuery, NewResponse, NotStoredReason, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse,
 } from './stores/responses';

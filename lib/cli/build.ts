@@ -39,7 +39,7 @@ export async function createStore(config: GatewayConfig): Promise<ConfiguredStor
   if (!spec.url) throw new ConfigError('store.url: required for a postgres store (e.g. "${DATABASE_URL}")');
   const { Pool } = await peer<typeof import('pg')>('pg', 'store');
   const pool = buildAt('store.url', () => new Pool({ connectionString: spec.url }));
-  const store = buildAt('store', () => new PostgresStore({ pool, schema: spec.schema, keyCacheMs: spec.keyCacheMs }));
+  const store = buildAt('store', () => new PostgresStore({ pool, schema: spec.schema, keyCacheMs: spec.keyCacheMs, requestLogRetentionDays: spec.requestLogRetentionDays }));
   return { store, describe: `postgres, schema ${store.schema}`, close: async () => { store.close(); await pool.end(); } };
 }
 

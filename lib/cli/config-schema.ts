@@ -45,7 +45,7 @@ const adminSchema = Type.Object({
 
 export const configSchema = Type.Object({
   server: Optional(serverSchema),
-  store: Optional(Type.Object({ type: enumOf(['memory', 'postgres']), url: Optional(Type.String()), schema: Optional(Type.String()), keyCacheMs: Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false })),
+  store: Optional(Type.Object({ type: enumOf(['memory', 'postgres']), url: Optional(Type.String()), schema: Optional(Type.String()), keyCacheMs: Optional(Type.Integer({ minimum: 0 })), requestLogRetentionDays: Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false })),
   redis: Optional(Type.Object({ url: Type.String() }, { additionalProperties: false })),
   limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()) })),
   upstreams: Optional(Type.Unsafe<Record<string, UpstreamConfig>>({ type: 'object', additionalProperties: upstreamConfigSchema })),

@@ -22,8 +22,8 @@ export function keyOf(r: Record<string, unknown>): KeyRecord {
 /** The caller of a row found by digest (refused when the key is not active or has expired). */
 export const callerOfRow = (r: Record<string, unknown>) => callerOf(keyOf(r), Date.now());
 
-/** The SELECT of one key by digest, for authentication. */
-export const findKeySql = (s: string): string => `SELECT ${COLUMNS} FROM ${s}.callers WHERE key_hash = $1`;
+/** The SELECT of keys by digest, for authentication (the lookups of a tick together). */
+export const findKeysSql = (s: string): string => `SELECT key_hash, ${COLUMNS} FROM ${s}.callers WHERE key_hash = ANY($1::text[])`;
 
 export async function createKey(db: PgQueryable, s: string, k: NewKey): Promise<KeyRecord> {
   const { rows } = await db.query(`WITH c AS (INSERT INTO ${s}.callers (key_hash, key_id, prefix, caller_id, models, limits, metadata, expires_at)

@@ -1,24 +1,68 @@
-/** PostgresStore's settlement of a batch: one transaction that charges each caller through its carried remainder. */
-import { carryCharge } from '../billing/money';
-import type { PgPoolLike, PgQueryable } from './migrate';
+/** PostgresStore's settlement of a batch: one statement that charges each caller through its carried remainder. */
+import { toPico } from '../billing/money';
+import type { PgPoolLike, PgQueryable, PgResult } from './migrate';
 import { num } from './postgres-reads';
-import type { statements } from './postgres-sql';
 import type { SettleResult, Settlement } from './types';
 
-type Statements = ReturnType<typeof statements>;
-
-/** Runs a statement on the transaction's client as a named (prepared) query. */
-type Run = (client: PgQueryable, name: keyof Statements, values: unknown[]) => Promise<{ rows: Array<Record<string, unknown>> }>;
+/** SQLSTATE of a settlement that met a concurrent settle of one of its request ids (raised by settleAll; retried). */
+const RACED = '40001';
 
 /**
- * Settles a batch exactly once per request id. The callers' balance rows are locked first (in
- * caller order), so no other settlement of theirs can commit in between: the requests not settled
- * yet are then charged in order, each adding its cost to its caller's carried remainder.
+ * The settlement of a batch in one statement (run between BEGIN and COMMIT on a lent client, so a
+ * connection lost mid-way fails that batch only). The callers' rows are locked first, in caller order; the requests
+ * not settled yet are charged in batch order, each adding its cost to its caller's remainder:
+ * charge = floor(carry + costs so far) − floor(carry + costs before it), exactly carryCharge()
+ * in sequence. A request settled by another transaction after this statement's snapshot makes
+ * the insert skip it: the statement then raises 40001 and is run again (it sees it settled).
  */
-export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]): Promise<SettleResult[]> {
-  const unique = new Map<string, Settlement>();
-  for (const s of list) if (!unique.has(s.requestId)) unique.set(s.requestId, s);
-  const charged = new Map<string, number>();
+export const settleSql = (s: string): string => `WITH x AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(i int, request_id text, caller_id text, model text, endpoint text,
+      cost numeric, billing_status text, usage jsonb, search_units bigint)),
+  b AS (SELECT caller_id, carry FROM ${s}.balances WHERE caller_id IN (SELECT caller_id FROM x) ORDER BY caller_id FOR UPDATE),
+  d AS (SELECT request_id, charge FROM ${s}.settlements WHERE request_id IN (SELECT request_id FROM x)),
+  n AS (SELECT x.*, coalesce(b.carry, 0) + sum(x.cost) OVER (PARTITION BY x.caller_id ORDER BY x.i) AS upto
+    FROM x LEFT JOIN b USING (caller_id) WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.request_id = x.request_id)),
+  w AS (SELECT n.*, (floor(upto) - floor(upto - cost))::bigint AS charge FROM n),
+  s AS (INSERT INTO ${s}.settlements (request_id, caller_id, model, endpoint, charge, cost, billing_status, usage)
+    SELECT request_id, caller_id, model, endpoint, charge, cost, billing_status, usage FROM w
+    ON CONFLICT (request_id) DO NOTHING RETURNING request_id, caller_id, charge),
+  h AS (DELETE FROM ${s}.holds USING s WHERE ${s}.holds.request_id = s.request_id RETURNING ${s}.holds.caller_id, ${s}.holds.amount),
+  l AS (INSERT INTO ${s}.ledger (caller_id, request_id, amount, kind) SELECT caller_id, request_id, -charge, 'charge' FROM s WHERE charge <> 0),
+  r AS (INSERT INTO ${s}.reviews (request_id, caller_id, model, endpoint, charge, usage, search_units)
+    SELECT w.request_id, w.caller_id, w.model, w.endpoint, w.charge, w.usage, w.search_units FROM w JOIN s USING (request_id)
+    WHERE w.billing_status = 'needs_review'),
+  c AS (SELECT caller_id, sum(charge) AS charged, max(upto) AS upto FROM w GROUP BY caller_id),
+  hh AS (SELECT caller_id, sum(amount) AS released FROM h GROUP BY caller_id),
+  u AS (UPDATE ${s}.balances SET balance = balance - c.charged, held = held - coalesce(hh.released, 0), carry = c.upto - floor(c.upto)
+    FROM c LEFT JOIN hh USING (caller_id) WHERE ${s}.balances.caller_id = c.caller_id RETURNING 1)
+  SELECT request_id, charge, true AS now FROM w
+    WHERE CASE WHEN (SELECT count(*) FROM s) = (SELECT count(*) FROM w) THEN true ELSE ${s}.settle_raced() END
+  UNION ALL SELECT request_id, charge, false FROM d`;
+
+/** Settles a batch exactly once per request id (a request id listed twice is applied once: its first occurrence reports it). */
+export async function settleBatch(pool: PgPoolLike, sql: string, list: Settlement[]): Promise<SettleResult[]> {
+  const rows: Array<Record<string, unknown>> = [];
+  const first = new Map<string, number>();
+  list.forEach((s, i) => {
+    if (first.has(s.requestId)) return;
+    if (toPico(s.cost) === undefined) throw new RangeError(`cost must be a non-negative decimal with at most 12 decimals (got ${JSON.stringify(s.cost)})`);
+    first.set(s.requestId, i);
+    rows.push({
+      i, request_id: s.requestId, caller_id: s.callerId, model: s.model, endpoint: s.endpoint, cost: s.cost,
+      billing_status: s.billingStatus, usage: s.usage, search_units: Number.isSafeInteger(s.usage.searchUnits) ? s.usage.searchUnits : 0,
+    });
+  });
+  // Planned for each call: a generic plan cached while the tables were small would scan them whole.
+  const result = await retrying(() => inTransaction(pool, (client) => client.query(sql, [JSON.stringify(rows)])));
+  const out = new Map(result.rows.map((r) => [r.request_id as string, { now: r.now === true, charge: num(r.charge) }]));
+  return list.map((s, i): SettleResult => {
+    const row = out.get(s.requestId);
+    return { applied: row?.now === true && first.get(s.requestId) === i, charge: row?.charge ?? 0 };
+  });
+}
+
+/** Runs `work` between BEGIN and COMMIT on a lent client (the lock taken by the statement is held until the commit). */
+async function inTransaction(pool: PgPoolLike, work: (client: PgQueryable) => Promise<PgResult>): Promise<PgResult> {
   const client = await pool.connect();
   // A connection the server ends while it is lent out emits 'error' on the client: caught here,
   // the running query fails and the batch is retried; uncaught, it would end the process.
@@ -31,31 +75,10 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
   };
   try {
     await client.query('BEGIN');
-    const callers = [...new Set(list.map((s) => s.callerId))].sort();
-    const carries = new Map((await run(client, 'lockCarries', [callers])).rows.map((r) => [r.caller_id as string, String(r.carry)]));
-    const done = new Map((await run(client, 'settledCharges', [[...unique.keys()]])).rows.map((r) => [r.request_id as string, num(r.charge)]));
-    const rows: Array<Record<string, unknown>> = [];
-    for (const s of unique.values()) {
-      if (done.has(s.requestId)) continue;
-      const { charge, carry } = carryCharge(carries.get(s.callerId) ?? '0', s.cost);
-      carries.set(s.callerId, carry);
-      charged.set(s.requestId, charge);
-      rows.push({
-        request_id: s.requestId, caller_id: s.callerId, model: s.model, endpoint: s.endpoint, charge, cost: s.cost,
-        billing_status: s.billingStatus, usage: s.usage, search_units: Number.isSafeInteger(s.usage.searchUnits) ? s.usage.searchUnits : 0,
-      });
-    }
-    if (rows.length > 0) {
-      const touched = [...new Set(rows.map((r) => r.caller_id as string))].map((id) => ({ caller_id: id, carry: carries.get(id) ?? '0' }));
-      await run(client, 'settleMany', [JSON.stringify(rows), JSON.stringify(touched)]);
-    }
+    const out = await work(client);
     await client.query('COMMIT');
     giveBack(lost);
-    // A request id listed twice in one batch is applied once: only its first occurrence reports it.
-    return list.map((s, i): SettleResult => {
-      const charge = charged.get(s.requestId) ?? done.get(s.requestId) ?? 0;
-      return { applied: charged.has(s.requestId) && list.findIndex((o) => o.requestId === s.requestId) === i, charge };
-    });
+    return out;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     giveBack(err instanceof Error ? err : true);
@@ -65,14 +88,16 @@ export async function settleBatch(pool: PgPoolLike, run: Run, list: Settlement[]
 
 /**
  * Runs a batch statement again when PostgreSQL chose it as a deadlock victim (two batches
- * locking shared balance rows in different orders); it is idempotent per request id.
+ * locking shared balance rows in different orders) or a settlement raced another; it is
+ * idempotent per request id.
  */
-export async function retryDeadlock<T>(query: () => Promise<T>, attempts = 3): Promise<T> {
+export async function retrying<T>(query: () => Promise<T>, attempts = 5): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await query();
     } catch (err) {
-      if (n >= attempts || (err as { code?: string }).code !== '40P01') throw err;
+      const code = (err as { code?: string }).code;
+      if (n >= attempts || (code !== '40P01' && code !== RACED)) throw err;
     }
   }
 }

@@ -1,13 +1,13 @@
-import { findKeySql } from './postgres-keys';
+import { findKeysSql } from './postgres-keys';
 import { cursorTime } from './postgres-reads';
 
-/** The SQL of PostgresStore: each money movement is one statement (a settlement batch, one transaction). */
+/** The SQL of PostgresStore: each money movement is one statement (a batch of reserves, of settlements). */
 
 /** Statements for a schema (its name is checked before it gets here). */
 export function statements(s: string) {
   return Object.freeze({
-    findCaller: findKeySql(s),
-    touchKey: `UPDATE ${s}.callers SET last_used_at = now() WHERE key_hash = $1`,
+    findCallers: findKeysSql(s),
+    touchKeys: `UPDATE ${s}.callers SET last_used_at = now() WHERE key_hash = ANY($1::text[])`,
     // The reserves of one tick in one statement: balance rows locked in caller order, then per
     // caller the requests are admitted in arrival order while their running total fits.
     reserveMany: `WITH x AS (
@@ -22,26 +22,6 @@ export function statements(s: string) {
         FROM (SELECT caller_id, sum(amount) AS total FROM h GROUP BY caller_id) t WHERE ${s}.balances.caller_id = t.caller_id)
       SELECT w.i, h.request_id IS NOT NULL AS ok, w.available - w.running + w.amount AS available
       FROM w LEFT JOIN h USING (request_id)`,
-    // A settlement batch runs as one transaction (postgres-settle.ts): lock the callers, skip the settled, then write.
-    lockCarries: `SELECT caller_id, carry FROM ${s}.balances WHERE caller_id = ANY($1::text[]) ORDER BY caller_id FOR UPDATE`,
-    settledCharges: `SELECT request_id, charge FROM ${s}.settlements WHERE request_id = ANY($1::text[])`,
-    // Every row here is new (checked under the callers' locks); the primary key still guards.
-    settleMany: `WITH x AS (
-        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(request_id text, caller_id text, model text, endpoint text,
-          charge bigint, cost numeric, billing_status text, usage jsonb, search_units bigint)),
-      k AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS k(caller_id text, carry numeric)),
-      s AS (INSERT INTO ${s}.settlements (request_id, caller_id, model, endpoint, charge, cost, billing_status, usage)
-        SELECT request_id, caller_id, model, endpoint, charge, cost, billing_status, usage FROM x
-        ON CONFLICT (request_id) DO NOTHING RETURNING request_id, caller_id, charge),
-      h AS (DELETE FROM ${s}.holds USING s WHERE ${s}.holds.request_id = s.request_id RETURNING ${s}.holds.caller_id, ${s}.holds.amount),
-      l AS (INSERT INTO ${s}.ledger (caller_id, request_id, amount, kind) SELECT caller_id, request_id, -charge, 'charge' FROM s WHERE charge <> 0),
-      r AS (INSERT INTO ${s}.reviews (request_id, caller_id, model, endpoint, charge, usage, search_units)
-        SELECT x.request_id, x.caller_id, x.model, x.endpoint, x.charge, x.usage, x.search_units FROM x JOIN s USING (request_id)
-        WHERE x.billing_status = 'needs_review'),
-      c AS (SELECT caller_id, sum(charge) AS charged FROM s GROUP BY caller_id),
-      hh AS (SELECT caller_id, sum(amount) AS released FROM h GROUP BY caller_id)
-      UPDATE ${s}.balances SET balance = balance - c.charged, held = held - coalesce(hh.released, 0), carry = k.carry
-        FROM c LEFT JOIN hh USING (caller_id) JOIN k USING (caller_id) WHERE ${s}.balances.caller_id = c.caller_id`,
     // Only live holds: one whose lease lapsed may already have been released by a sweeper.
     renewHolds: `UPDATE ${s}.holds SET expires_at = to_timestamp($2::double precision / 1000)
       WHERE instance_id = $1 AND expires_at > now()`,
@@ -57,22 +37,9 @@ export function statements(s: string) {
         SELECT d.request_id, d.caller_id, 'unknown', false, 0, 'api_error', 0, 'needs_review', now(), 0,
           'hold expired before settlement: the instance serving this request stopped' FROM d
         WHERE NOT EXISTS (SELECT 1 FROM ${s}.settlements x WHERE x.request_id = d.request_id)
-        ON CONFLICT (request_id) DO NOTHING)
+          AND NOT EXISTS (SELECT 1 FROM ${s}.request_log g WHERE g.request_id = d.request_id)
+        ON CONFLICT DO NOTHING)
       UPDATE ${s}.balances b SET held = b.held - t.total FROM t WHERE b.caller_id = t.caller_id`,
-    // One statement for a batch of entries; a real entry replaces a sweeper's placeholder (status 0), nothing else.
-    appendLogs: `INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, model, stream, status, error_code, usage, cost, charge,
-        billing_status, started_at, duration_ms, ttfb_ms, upstream, detail, end_user, attempts)
-      SELECT request_id, caller_id, endpoint, model, stream, status, error_code, usage, cost, charge, billing_status,
-        to_timestamp(started_at / 1000), duration_ms, ttfb_ms, upstream, detail, end_user, attempts
-      FROM jsonb_to_recordset($1::jsonb) AS x(request_id text, caller_id text, endpoint text, model text, stream boolean,
-        status integer, error_code text, usage jsonb, cost numeric, charge bigint, billing_status text, started_at double precision,
-        duration_ms double precision, ttfb_ms double precision, upstream text, detail text, end_user text, attempts jsonb)
-      ON CONFLICT (request_id) DO UPDATE SET caller_id = EXCLUDED.caller_id, endpoint = EXCLUDED.endpoint, model = EXCLUDED.model,
-        stream = EXCLUDED.stream, status = EXCLUDED.status, error_code = EXCLUDED.error_code, usage = EXCLUDED.usage,
-        cost = EXCLUDED.cost, charge = EXCLUDED.charge, billing_status = EXCLUDED.billing_status, started_at = EXCLUDED.started_at,
-        duration_ms = EXCLUDED.duration_ms, ttfb_ms = EXCLUDED.ttfb_ms, upstream = EXCLUDED.upstream, detail = EXCLUDED.detail,
-        end_user = EXCLUDED.end_user, attempts = EXCLUDED.attempts
-      WHERE ${s}.request_log.status = 0`,
     // Provisioning: a new key, or new grants for a known one; its status changes only when `disabled` is given (revoked stays revoked).
     addKey: `WITH c AS (INSERT INTO ${s}.callers (key_hash, key_id, prefix, caller_id, models, limits, status)
         VALUES ($1, 'key_' || left($1, 20), $6, $2, $3, $4, CASE WHEN $5::boolean THEN 'disabled' ELSE 'active' END)

@@ -15,7 +15,10 @@ import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } f
 import type { MemoryKey } from './memory-store';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { PostgresResponses } from './postgres-responses';
-import { retryDeadlock, settleBatch } from './postgres-settle';
+import { retrying, settleBatch, settleSql } from './postgres-settle';
+import { PgCallers } from './postgres-callers';
+import { maintainRequestLog, postgresLog } from './postgres-log';
+import type { RequestLogSink } from './request-log-sink';
 import { statements } from './postgres-sql';
 import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
 import { PostgresSessions } from './postgres-sessions';
@@ -31,6 +34,10 @@ export interface PostgresStoreOptions {
   keyCacheMs?: number;
   /** How often this instance releases holds whose lease ended and deletes expired stored responses, in ms (0 = never). Default: 15000. */
   sweepIntervalMs?: number;
+  /** Days of request log kept: the sweeper drops the daily partitions older than that, hourly. Default: kept for ever. */
+  requestLogRetentionDays?: number;
+  /** Where the request log goes (docs/stores.md, "Request log sink"). Default: the store's `request_log` table. */
+  requestLog?: RequestLogSink;
   /**
    * Told of errors the store handles itself: a pooled connection the server ended (restart,
    * failover, `pg_terminate_backend`; the pool opens a new one) and failed sweeps. Never thrown.
@@ -40,8 +47,6 @@ export interface PostgresStoreOptions {
 }
 
 const reportToStderr = (err: unknown): void => console.error(`model-gateway: PostgresStore: ${err instanceof Error ? err.message : String(err)}`);
-
-const KEY_CACHE_SIZE = 10_000;
 
 /**
  * Keys, balances, holds, ledger, settlements, reviews and the request log in PostgreSQL.
@@ -54,15 +59,16 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   readonly dashboardSessions: PostgresSessions;
   private readonly pool: PgPoolLike;
   private readonly sql: ReturnType<typeof statements>;
-  private readonly keyCacheMs: number;
-  private readonly keys = new Map<string, { caller: Caller; until: number }>();
+  private readonly keys: PgCallers;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly onError: (err: unknown) => void;
   /** Stored Responses API responses (a ResponseStore, lib/stores/responses.ts), swept with the holds. */
   readonly responses: PostgresResponses;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
-  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => retryDeadlock(() => settleBatch(this.pool, (client, name, values) => this.run(name, values, client), list)));
-  private readonly logs = new Batcher<RequestLogEntry, void>((list) => this.appendMany(list));
+  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => settleBatch(this.pool, settleSql(this.schema), list));
+  private readonly logs: Batcher<RequestLogEntry, void>;
+  private readonly retentionDays: number | undefined;
+  private maintained = 0;
 
   constructor(options: PostgresStoreOptions) {
     if (!options?.pool || typeof options.pool.query !== 'function') {
@@ -72,22 +78,30 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     this.schema = checkSchemaName(options.schema ?? 'model_gateway');
     this.sql = statements(this.schema);
     [this.catalogOverrides, this.dashboardSessions] = [new PostgresCatalogOverrides(this.pool, this.schema), new PostgresSessions(this.pool, this.schema)];
-    this.keyCacheMs = options.keyCacheMs ?? 5000;
     this.onError = options.onError ?? reportToStderr;
+    this.keys = new PgCallers((name, values) => this.run(name, values), options.keyCacheMs ?? 5000, this.onError);
     // A pg Pool emits 'error' when an idle connection dies; with no listener that kills the process.
     this.pool.on?.('error', this.onError);
     this.responses = new PostgresResponses(this.pool, this.schema);
+    const sink = options.requestLog ?? postgresLog(this.pool, this.schema);
+    if (typeof sink?.write !== 'function') throw new TypeError('PostgresStore: option "requestLog" must have write(entries) (a RequestLogSink).');
+    this.logs = new Batcher<RequestLogEntry, void>(async (list) => { await sink.write(list); return list.map(() => undefined); });
+    const days = options.requestLogRetentionDays;
+    if (days !== undefined && (!Number.isSafeInteger(days) || days < 1)) throw new TypeError('PostgresStore: option "requestLogRetentionDays" must be a whole number of days, at least 1.');
+    this.retentionDays = days;
     const every = options.sweepIntervalMs ?? 15_000;
     if (every > 0) {
-      this.sweeper = setInterval(() => { void this.sweepExpiredHolds().catch(this.onError); void this.responses.sweepExpiredResponses().catch(this.onError); }, every);
+      this.sweeper = setInterval(() => {
+        void this.sweepExpiredHolds().catch(this.onError);
+        void this.responses.sweepExpiredResponses().catch(this.onError);
+        if (Date.now() - this.maintained >= 3_600_000) void this.maintainRequestLog().catch(this.onError);
+      }, every);
       this.sweeper.unref();
     }
   }
 
   /** Runs one of the store's statements as a named (prepared) query; names carry the schema, so stores on one pool never collide. */
   private run(name: keyof ReturnType<typeof statements>, values: unknown[], on: PgQueryable = this.pool): Promise<PgResult> {
-    // Planned for each call: a generic plan cached while the table was small scans settlements whole.
-    if (name === 'settledCharges') return on.query(this.sql[name], values);
     return on.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
   }
 
@@ -101,21 +115,8 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Creates or upgrades the tables (see lib/stores/sql). */
   migrate(): Promise<number[]> { return migrate(this.pool, this.schema); }
 
-  async findCaller(keyHash: string): Promise<Caller | undefined> {
-    const cached = this.keys.get(keyHash);
-    if (cached && cached.until > Date.now()) return cached.caller;
-    const row = (await this.run('findCaller', [keyHash])).rows[0];
-    const caller: Caller | undefined = row && pgKeys.callerOfRow(row);
-    // The time of use, at most once per cache period per instance; a failure is only reported.
-    if (row) this.run('touchKey', [keyHash]).catch(this.onError);
-    // Only keys that exist are cached, and at most KEY_CACHE_SIZE of them: random keys sent by an
-    // attacker must not grow this map.
-    if (caller && this.keyCacheMs > 0) {
-      if (this.keys.size >= KEY_CACHE_SIZE) this.keys.delete(this.keys.keys().next().value as string);
-      this.keys.set(keyHash, { caller, until: Date.now() + this.keyCacheMs });
-    }
-    return caller;
-  }
+  /** The caller of a key digest; cached for `keyCacheMs` (the bound on how late a key change reaches this instance). */
+  findCaller(keyHash: string): Promise<Caller | undefined> { return this.keys.find(keyHash); }
 
   /**
    * Holds `amount` if the available balance covers it. Reserves made in the same tick share one
@@ -130,7 +131,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     list.forEach((r, i) => { if (!first.has(r.requestId)) first.set(r.requestId, i); });
     const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt, instance_id: r.instanceId }))
       .filter((row) => first.get(row.request_id) === row.i);
-    const result = await retryDeadlock(() => this.run('reserveMany', [JSON.stringify(rows)]));
+    const result = await retrying(() => this.run('reserveMany', [JSON.stringify(rows)]));
     const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
     return list.map((_, i): ReserveResult => {
       const row = byIndex.get(i);
@@ -152,24 +153,15 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     await this.run('release', [requestId]);
   }
 
-  /** Appends one entry; entries appended in the same tick share one statement. */
+  /** Appends one entry to the log sink; entries appended while a write is under way go together in the next. */
   async appendLog(e: RequestLogEntry): Promise<void> {
     await this.logs.add(e);
   }
 
-  private async appendMany(list: RequestLogEntry[]): Promise<void[]> {
-    const rows = new Map<string, Record<string, unknown>>();
-    for (const e of list) {
-      if (rows.has(e.requestId)) continue; // one row per request id in a statement
-      rows.set(e.requestId, {
-        request_id: e.requestId, caller_id: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
-        error_code: e.errorCode, usage: e.usage, cost: e.cost, charge: e.charge, billing_status: e.billingStatus, started_at: e.startedAt,
-        duration_ms: e.durationMs, ttfb_ms: e.ttfbMs, upstream: e.upstream, detail: e.detail, end_user: e.user,
-        attempts: e.attempts.length > 0 ? e.attempts : null,
-      });
-    }
-    await this.run('appendLogs', [JSON.stringify([...rows.values()])]);
-    return list.map(() => undefined);
+  /** Makes the coming days' log partitions and drops those past `requestLogRetentionDays`; returns how many it dropped. */
+  async maintainRequestLog(now = Date.now()): Promise<number> {
+    this.maintained = Date.now();
+    return maintainRequestLog(this.pool, this.schema, this.retentionDays, now);
   }
 
   /** Releases every expired hold (of any instance); returns how many callers it touched. */
@@ -181,7 +173,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   async addKey(key: string, caller: MemoryKey): Promise<void> {
     checkProvision(caller, 'PostgresStore');
     await this.run('addKey', [hashKey(key), caller.id, caller.models ?? null, caller.limits ?? null, caller.disabled ?? null, prefixOf(key)]);
-    this.keys.delete(hashKey(key));
+    this.keys.forget(hashKey(key));
   }
 
   /**
@@ -214,7 +206,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Applies an operator's change; this instance forgets its cached callers, others within `keyCacheMs`. */
   async updateKey(keyId: string, patch: KeyPatch): Promise<{ before: KeyRecord; after: KeyRecord } | undefined> {
     const out = await pgKeys.updateKey(this.pool, this.schema, keyId, patch);
-    this.keys.clear();
+    this.keys.forget();
     return out;
   }
 
