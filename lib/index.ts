@@ -28,6 +28,8 @@ export { gatewayContext } from './context';
 export { createCatalog, DEFAULT_MAX_TOKENS, LiveCatalog } from './catalog';
 export { OVERRIDE_MAX_AGE_MS } from './catalog-follow';
 export { GatewayError, ERROR_STATUS, errorBody, OPENAI_ERRORS, openaiErrorBody } from './errors';
+export { GatewayConfigError, CONFIG_ERRORS } from './config-errors';
+export type { ConfigErrorCode } from './config-errors';
 export { defaultEstimator } from './billing/estimate';
 export { costOf, holdFor } from './billing/pricing';
 export { carryCharge, type CarriedCharge } from './billing/money';

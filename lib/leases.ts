@@ -1,4 +1,5 @@
 /** Leases: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+import { checkDuration } from './duration';
 import { randomHex } from './random-id';
 
 /** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
@@ -24,7 +25,7 @@ export class LeaseKeeper<T> {
     private readonly done: (item: T) => boolean = () => false,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
-    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+    checkDuration(leaseMs, 'lease', { min: 100 });
     this.everyMs = Math.floor(leaseMs / 4);
   }
 
@@ -83,7 +84,7 @@ export class HoldLeases {
     private readonly renew: (instanceId: string, expiresAt: number) => unknown,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
-    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+    checkDuration(leaseMs, 'lease', { min: 100 });
   }
 
   /** When a lease taken now ends. */

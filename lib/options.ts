@@ -1,4 +1,5 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
+import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
 import type { Estimator } from './billing/estimate';
@@ -87,26 +88,26 @@ const OPTION_NAMES = Object.keys({
 
 /** Checks and freezes the options; the caller's object is never modified. */
 export function resolveOptions(options: GatewayOptions): ResolvedConfig {
-  if (!options || typeof options !== 'object') throw new TypeError('createGatewayRouter: pass an options object { store, models }.');
+  if (!options || typeof options !== 'object') throw new GatewayConfigError('ERR_MGW_MISSING_OPTION', 'createGatewayRouter: pass an options object { store, models }.');
   checkKnownOptions('createGatewayRouter', options, OPTION_NAMES);
   const store = options.store;
   const missing = STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) {
-    throw new TypeError(`createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
+    throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', `createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
   }
   const catalog = createCatalog(options.models);
   const responses = resolveResponses(options.responses, store);
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
-    throw new TypeError('createGatewayRouter: option "onSettled" must be a function (record) => void.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "onSettled" must be a function (record) => void.');
   }
   if (options.estimator !== undefined && typeof options.estimator !== 'function') {
-    throw new TypeError('createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
   }
   if (options.metrics !== undefined && typeof options.metrics?.requestFinished !== 'function') {
-    throw new TypeError('createGatewayRouter: option "metrics" must come from createMetrics().');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "metrics" must come from createMetrics().');
   }
   if (options.observers !== undefined && (!Array.isArray(options.observers) || options.observers.some((o) => typeof o !== 'object' || o === null))) {
-    throw new TypeError('createGatewayRouter: option "observers" must be an array of observers (e.g. [otelObserver(meter)]).');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "observers" must be an array of observers (e.g. [otelObserver(meter)]).');
   }
   const observer = combineObservers([options.logger ? loggingObserver(options.logger) : undefined, options.metrics, ...(options.observers ?? [])]);
   const writes = options.writes ?? {};

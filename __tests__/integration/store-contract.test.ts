@@ -9,6 +9,7 @@ import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
 import type { AuditStore, Credit, CreditResult, GatewayStore, KeyAdminStore, LedgerReads, RequestLogEntry, ReviewStore, Settlement, Usage } from '../../lib';
 import { pgStore } from '../helpers/services';
 import { usageOf } from '../helpers/usage';
+import { refused } from '../helpers/config-error';
 
 type Account = { balance: number; held: number; carry: string; ledger: number };
 type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & {
@@ -184,7 +185,7 @@ describe.each(stores)('%s', (_name, make) => {
     expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, carry: '0', ledger: 300 });
     await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 501, idempotencyKey: key }))).rejects.toThrow(`idempotency key "${key}" was used for 500`);
     await expect(Promise.resolve().then(() => store.credit({ callerId: 'someone-else', amount: 500, idempotencyKey: key }))).rejects.toThrow(/was used for 500 to/);
-    await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 5, idempotencyKey: '' }))).rejects.toThrow(/idempotencyKey must be a string/);
+    await expect(Promise.resolve().then(() => store.credit({ callerId: id, amount: 5, idempotencyKey: '' }))).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /idempotencyKey must be a string/));
     expect(await store.getAccount(id)).toEqual({ balance: 300, held: 0, carry: '0', ledger: 300 });
   });
 
@@ -192,7 +193,7 @@ describe.each(stores)('%s', (_name, make) => {
     const id = await caller(1000);
     await store.addKey(`key-${id}`, { id, models: ['a'] }); // a host re-provisioning at start-up
     expect(await store.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0', ledger: 1000 });
-    await expect(Promise.resolve().then(() => store.addKey(`key-${id}`, { id, balance: 5 } as never))).rejects.toThrow(/"balance" is not taken/);
+    await expect(Promise.resolve().then(() => store.addKey(`key-${id}`, { id, balance: 5 } as never))).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /"balance" is not taken/));
   });
 
   it('reviews: listed open, oldest first, a page at a time with what was observed; resolved once by charge or waiver, with the ledger and the log line', async () => {
@@ -447,7 +448,7 @@ it('migrate() runs once when several instances start at once, and is idempotent 
   } finally {
     await made.drop();
   }
-  expect(() => new PostgresStore({ pool: made.pool, schema: 'Bad-Name' })).toThrow(/option "schema" must be a lower-case SQL identifier/);
+  expect(() => new PostgresStore({ pool: made.pool, schema: 'Bad-Name' })).toThrow(refused('ERR_MGW_INVALID_OPTION', /option "schema" must be a lower-case SQL identifier/));
 });
 
 it('PostgresStore caches found keys only: a key added by another instance works at once, unknown keys do not pile up', async () => {

@@ -1,4 +1,5 @@
 /** Retries store writes (settle, log) with backoff, so a store outage loses nothing; a write still refused after its attempts is set aside. */
+import { GatewayConfigError } from '../config-errors';
 import { withTimeout } from '../timeout';
 
 /** A write given up on: what it was for, the record, and the last error. */
@@ -59,7 +60,7 @@ export class DurableWriter {
     this.timeout = options.attemptTimeoutMs ?? 10_000;
     this.attempts = options.maxAttempts ?? 30;
     this.onSetAside = options.onSetAside ?? reportToStderr;
-    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new TypeError('option "writes.maxAttempts" must be a positive integer.');
+    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'option "writes.maxAttempts" must be a positive integer.');
   }
 
   /** Number of writes not yet done. */

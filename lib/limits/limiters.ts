@@ -1,4 +1,6 @@
 /** The counters behind each limit: in this process, or in Redis (shared by every instance). */
+import { GatewayConfigError } from '../config-errors';
+import { checkDuration } from '../duration';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { DEFAULT_LEASE_MS } from '../leases';
 import { LibraryCounter, type Counter } from './counter';
@@ -52,10 +54,10 @@ export function limiterPool(options: LimiterBackendOptions): LimiterPool {
   const prefix = options.keyPrefix ?? 'mgw';
   const window = options.windowSec ?? 60;
   const slotLeaseMs = options.slotLeaseMs ?? DEFAULT_LEASE_MS;
-  if (!Number.isSafeInteger(window) || window <= 0) throw new TypeError('limits: option "windowSec" must be a positive integer of seconds.');
-  if (!Number.isSafeInteger(slotLeaseMs) || slotLeaseMs < 100) throw new TypeError('limits: option "slotLeaseMs" must be an integer of at least 100 ms.');
+  checkDuration(window, 'limits: option "windowSec"', { unit: 'seconds' });
+  checkDuration(slotLeaseMs, 'limits: option "slotLeaseMs"', { min: 100 });
   const redis = options.redis;
-  if (redis !== undefined && !isRedis(redis)) throw new TypeError('limits: option "redis" must be an ioredis client, e.g. new Redis(url).');
+  if (redis !== undefined && !isRedis(redis)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'limits: option "redis" must be an ioredis client, e.g. new Redis(url).');
   const byPrefix = redis ? (redisPools.get(redis) ?? new Map<string, LimiterPool>()) : memoryPools;
   if (redis) redisPools.set(redis, byPrefix);
   const known = byPrefix.get(`${prefix}:${slotLeaseMs}`);

@@ -1,4 +1,5 @@
 /** compatVersion(): checks the `compat-version` / `anthropic-version` header of Messages requests. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
@@ -24,7 +25,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function compatVersion(options: CompatVersionOptions = {}): RequestHandler {
   const versions = Object.freeze([...(options.versions ?? DEFAULT_VERSIONS)]);
   if (versions.length === 0 || versions.some((v) => typeof v !== 'string' || !DATE.test(v))) {
-    throw new TypeError('compatVersion: option "versions" must be a non-empty list of dates like "2023-06-01".');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'compatVersion: option "versions" must be a non-empty list of dates like "2023-06-01".');
   }
   const accepted = new Set(versions);
   const list = versions.join(', ');

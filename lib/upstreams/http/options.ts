@@ -1,4 +1,6 @@
 /** Adapter HTTP options checked once at construction: defaults, timeouts, the client and its agents. */
+import { GatewayConfigError } from '../../config-errors';
+import { checkDuration } from '../../duration';
 import nodeFetch from 'node-fetch';
 import { checkKnownOptions } from '../../check-options';
 import { createAgents } from './agent';
@@ -65,17 +67,13 @@ export function resolveHttp(
 ): ResolvedHttp {
   if (options && typeof options === 'object') checkKnownOptions(`${defaultName} adapter`, options, [...HTTP_OPTIONS, ...own]);
   if (typeof options?.baseURL !== 'string' || !/^https?:\/\//.test(options.baseURL)) {
-    throw new TypeError(`${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
   }
   const timeouts = Object.freeze({ ...DEFAULT_TIMEOUTS, ...options.timeouts });
-  for (const [key, value] of Object.entries(timeouts)) {
-    if (!Number.isInteger(value) || value <= 0) {
-      throw new TypeError(`${defaultName} adapter: option "timeouts.${key}" must be a positive integer of milliseconds.`);
-    }
-  }
+  for (const [key, value] of Object.entries(timeouts)) checkDuration(value, `${defaultName} adapter: option "timeouts.${key}"`);
   const maxResponseBytes = options.maxResponseBytes ?? MAX_UPSTREAM_BODY_BYTES;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError(`${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
   }
   const agents = createAgents(timeouts.connectMs);
   const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);
