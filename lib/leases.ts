@@ -1,9 +1,10 @@
 /** Leases: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+import { GATEWAY_DEFAULTS } from './defaults';
 import { checkDuration } from './duration';
 import { randomHex } from './random-id';
 
 /** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
-export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_LEASE_MS = GATEWAY_DEFAULTS.holdLeaseMs;
 
 /** Renews the leases of `items` by one lease from now; may be sync or async. */
 export type RenewLeases<T> = (items: readonly T[]) => unknown;

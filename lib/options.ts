@@ -2,8 +2,10 @@
 import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
-import type { Estimator } from './billing/estimate';
+import { defaultEstimator, type Estimator } from './billing/estimate';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
+import { GATEWAY_DEFAULTS, withDefaults } from './defaults';
+import { checkDuration } from './duration';
 import type { LimitsOptions } from './middleware/limits';
 import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';
@@ -55,19 +57,19 @@ export interface GatewayOptions {
   responses?: ResponsesOptions;
 }
 
-/** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
+/** The resolved, frozen configuration the router is built from: complete, every default taken from GATEWAY_DEFAULTS. */
 export interface ResolvedConfig {
   readonly store: GatewayStore;
   readonly catalog: Catalog;
-  readonly versions: readonly string[] | undefined;
-  readonly bodyLimit: number | string | undefined;
-  readonly limits: Readonly<LimitsOptions>;
-  readonly holdLeaseMs: number | undefined;
-  readonly estimator: Estimator | undefined;
+  readonly versions: readonly string[];
+  readonly bodyLimit: number | string;
+  readonly limits: Readonly<LimitsOptions & Required<Pick<LimitsOptions, 'keyPrefix' | 'windowSec' | 'slotLeaseMs' | 'estimator'>>>;
+  readonly holdLeaseMs: number;
+  readonly estimator: Estimator;
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
-  readonly rerank: Readonly<RerankBounds>;
+  readonly rerank: Readonly<Required<RerankBounds>>;
   readonly notFound: boolean;
-  readonly storeTimeoutMs: number | undefined;
+  readonly storeTimeoutMs: number;
   readonly failOpen: boolean;
   readonly writer: DurableWriter;
   /** Logs and metrics, told of every finished request and store call. */
@@ -81,7 +83,7 @@ export interface ResolvedConfig {
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
 
 /** Every option's name: a record, so the compiler checks it against GatewayOptions both ways. */
-const OPTION_NAMES = Object.keys({
+export const OPTION_NAMES = Object.keys({
   store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
   notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true, responses: true,
 } satisfies Record<keyof GatewayOptions, true>);
@@ -115,19 +117,20 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     observer.writeSetAside?.(write.kind, write.requestId, write.error);
     (writes.onSetAside ?? reportToStderr)(write);
   });
+  const estimator = options.estimator ?? defaultEstimator;
   return Object.freeze({
     store: observer ? observedStore(store, observer) : store,
     catalog,
-    versions: options.versions && Object.freeze([...options.versions]),
-    bodyLimit: options.bodyLimit,
-    limits: Object.freeze({ ...options.limits, estimator: options.limits?.estimator ?? options.estimator }),
-    holdLeaseMs: options.holdLeaseMs,
-    estimator: options.estimator,
+    versions: options.versions ? Object.freeze([...options.versions]) : GATEWAY_DEFAULTS.versions,
+    bodyLimit: options.bodyLimit ?? GATEWAY_DEFAULTS.bodyLimit,
+    limits: withDefaults({ ...GATEWAY_DEFAULTS.limits, estimator }, options.limits),
+    holdLeaseMs: checkDuration(options.holdLeaseMs ?? GATEWAY_DEFAULTS.holdLeaseMs, 'createGatewayRouter: option "holdLeaseMs"', { min: 100 }),
+    estimator,
     onSettled: options.onSettled,
-    rerank: Object.freeze({ ...options.rerank }),
-    notFound: options.notFound ?? true,
-    storeTimeoutMs: options.storeTimeoutMs,
-    failOpen: options.failOpen === true,
+    rerank: withDefaults(GATEWAY_DEFAULTS.rerank, options.rerank),
+    notFound: options.notFound ?? GATEWAY_DEFAULTS.notFound,
+    storeTimeoutMs: checkDuration(options.storeTimeoutMs ?? GATEWAY_DEFAULTS.storeTimeoutMs, 'createGatewayRouter: option "storeTimeoutMs"'),
+    failOpen: (options.failOpen ?? GATEWAY_DEFAULTS.failOpen) === true,
     writer: new DurableWriter(onSetAside ? { ...writes, onSetAside } : writes),
     observer,
     metrics: options.metrics,

@@ -1,4 +1,5 @@
 /** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound), checked and resolved once. */
+import { GATEWAY_DEFAULTS } from './defaults';
 import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { RESPONSE_STORE_METHODS, type ResponseStore } from './stores/responses';
@@ -15,7 +16,7 @@ export interface ResponsesOptions {
 }
 
 /** Defaults and bounds of the option (the binary's config schema uses them too). */
-export const RESPONSES_DEFAULTS = Object.freeze({ store: false, retentionDays: 30, maxBytes: 1_048_576 });
+export const RESPONSES_DEFAULTS = GATEWAY_DEFAULTS.responses;
 export const RESPONSES_BOUNDS = Object.freeze({ retentionDays: { min: 1, max: 3650 }, maxBytes: { min: 1024, max: 67_108_864 } });
 
 /** The option resolved: `store` is the ResponseStore to use, undefined when storing is off. */

@@ -25,7 +25,7 @@ describe('createGatewayRouter options', () => {
     ['bad onSettled', 'ERR_MGW_INVALID_OPTION', { onSettled: 5 as never }, /option "onSettled" must be a function/],
     ['bad version list', 'ERR_MGW_INVALID_OPTION', { versions: ['june'] }, /option "versions" must be a non-empty list of dates/],
     ['bad limits', 'ERR_MGW_INVALID_INTEGER', { limits: { defaults: { rpm: -1 } } }, /option "defaults.rpm" must be a non-negative integer/],
-    ['bad hold lease', 'ERR_MGW_INVALID_DURATION', { holdLeaseMs: 0 }, /option "leaseMs" must be an integer of at least 100 ms/],
+    ['bad hold lease', 'ERR_MGW_INVALID_DURATION', { holdLeaseMs: 0 }, /createGatewayRouter: option "holdLeaseMs" must be an integer of at least 100 ms/],
     ['bad slot lease', 'ERR_MGW_INVALID_DURATION', { limits: { slotLeaseMs: 10 } }, /option "slotLeaseMs" must be an integer of at least 100 ms/],
     ['a redis that is not a client', 'ERR_MGW_INVALID_OPTION', { limits: { redis: {} } }, /option "redis" must be an ioredis client/],
     ['bad rerank bound', 'ERR_MGW_INVALID_INTEGER', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
@@ -65,7 +65,7 @@ describe('createGatewayRouter options', () => {
     expect(JSON.stringify({ ...options, store: undefined, models: options.models.map((m) => ({ ...m, upstream: undefined })) })).toBe(before);
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.catalog.models[0])).toBe(true);
-    expect(config.versions).toBeUndefined(); // compatVersion() holds the default
+    expect(config.versions).toEqual(['2023-01-01', '2023-06-01', '2026-10-21']); // complete: the default filled in
     expect(resolveOptions({ ...options, versions: ['2023-06-01'] }).versions).toEqual(['2023-06-01']);
   });
 

@@ -2,7 +2,7 @@
 import { GatewayConfigError } from '../config-errors';
 import { checkDuration } from '../duration';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { DEFAULT_LEASE_MS } from '../leases';
+import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
 import { LibraryCounter, type Counter } from './counter';
 import { WindowCounter } from './memory-counters';
 import { MemorySlots, RedisSlots, type RedisEval, type Slots } from './slots';
@@ -51,9 +51,7 @@ function isRedis(value: unknown): value is RedisEval {
  * rpm and tpm count in `windowSec` windows; concurrency counts requests in flight.
  */
 export function limiterPool(options: LimiterBackendOptions): LimiterPool {
-  const prefix = options.keyPrefix ?? 'mgw';
-  const window = options.windowSec ?? 60;
-  const slotLeaseMs = options.slotLeaseMs ?? DEFAULT_LEASE_MS;
+  const { keyPrefix: prefix, windowSec: window, slotLeaseMs } = withDefaults(GATEWAY_DEFAULTS.limits, options);
   checkDuration(window, 'limits: option "windowSec"', { unit: 'seconds' });
   checkDuration(slotLeaseMs, 'limits: option "slotLeaseMs"', { min: 100 });
   const redis = options.redis;

@@ -1,11 +1,12 @@
 /** compatVersion(): checks the `compat-version` / `anthropic-version` header of Messages requests. */
+import { GATEWAY_DEFAULTS } from '../defaults';
 import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 
 /** Version dates the official SDKs send today. */
-export const DEFAULT_VERSIONS: readonly string[] = Object.freeze(['2023-01-01', '2023-06-01', '2026-10-21']);
+export const DEFAULT_VERSIONS: readonly string[] = GATEWAY_DEFAULTS.versions;
 
 /** Options of compatVersion(). */
 export interface CompatVersionOptions {

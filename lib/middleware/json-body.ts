@@ -1,4 +1,5 @@
 /** jsonBody(): parses JSON bodies and turns every parse failure into the standard error shape. */
+import { GATEWAY_DEFAULTS } from '../defaults';
 import { GatewayConfigError } from '../config-errors';
 import bytes from 'bytes';
 import express, { type RequestHandler } from 'express';
@@ -11,7 +12,7 @@ export interface JsonBodyOptions {
 }
 
 /** The default body limit, as the compatible vendor's. */
-export const DEFAULT_BODY_LIMIT = '32mb';
+export const DEFAULT_BODY_LIMIT = GATEWAY_DEFAULTS.bodyLimit;
 
 /**
  * The GatewayError for a body parser's failure (ours, or a host's app-wide express.json()), or

@@ -1,8 +1,9 @@
 /** Keep-alive frames on a quiet stream, so proxies and clients do not cut a long upstream silence. */
+import { GATEWAY_DEFAULTS } from '../defaults';
 import { checkDuration } from '../duration';
 
 /** Longest silence on a client stream before a keep-alive frame, in ms. */
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_KEEP_ALIVE_MS = GATEWAY_DEFAULTS.keepAliveMs;
 
 /** Checks a `keepAliveMs` option once, naming the fix. */
 export function checkKeepAliveMs(value: unknown, where: string): number {

@@ -1,4 +1,5 @@
 /** Adapter HTTP options checked once at construction: defaults, timeouts, the client and its agents. */
+import { ADAPTER_DEFAULTS } from '../../defaults';
 import { GatewayConfigError } from '../../config-errors';
 import { checkDuration } from '../../duration';
 import nodeFetch from 'node-fetch';
@@ -8,14 +9,10 @@ import { redactor } from './redact';
 import type { FetchLike, HttpAdapterOptions, UpstreamTimeouts } from '../types';
 
 /** Defaults of UpstreamTimeouts. */
-export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.freeze({
-  connectMs: 10_000,
-  firstByteMs: 600_000,
-  idleMs: 60_000,
-});
+export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = ADAPTER_DEFAULTS.timeouts;
 
 /** Default largest upstream JSON body read, in bytes. */
-export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
+export const MAX_UPSTREAM_BODY_BYTES = ADAPTER_DEFAULTS.maxResponseBytes;
 
 /** HttpAdapterOptions resolved once at construction. */
 export interface ResolvedHttp {
