@@ -4,7 +4,8 @@
  * expiry and the sweep, and (PostgreSQL) a second instance reading a response the instant it was written.
  */
 import { randomBytes } from 'node:crypto';
-import { GatewayError, MemoryStore, PostgresStore, responseExpiry } from '../../lib';
+import { GatewayError, MemoryStore, PostgresStore } from '../../lib';
+import { responseExpiry } from '../../lib/stores/responses';
 import type { InputItemsPage, InputItemsQuery, NewResponse, ResponseStore } from '../../lib';
 import { encodeRecord } from '../../lib/stores/responses-rules';
 import { BOTH_STORES, pgStore, type MadeStore } from '../helpers/services';

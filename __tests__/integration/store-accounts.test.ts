@@ -1,6 +1,7 @@
 /** Accounts on both stores: money moves only into an account that exists (made by a key or opened by a credit that says so). */
 import { randomBytes } from 'node:crypto';
-import { GatewayError, hashKey } from '../../lib';
+import { GatewayError } from '../../lib';
+import { hashKey } from '../../lib/stores/hash';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
 import { refused } from '../helpers/config-error';
 

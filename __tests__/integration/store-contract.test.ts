@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { hashKey, MemoryStore, PostgresStore } from '../../lib';
+import { MemoryStore, PostgresStore } from '../../lib';
+import { hashKey } from '../../lib/stores/hash';
 import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
 import { runStoreContract } from '../../lib/testing';
 import type { Settlement } from '../../lib';

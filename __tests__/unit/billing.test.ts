@@ -1,6 +1,7 @@
 /** Exact money, the estimate and the usage provenance rules. */
 import fc from 'fast-check';
-import { carryCharge, costOf, createCatalog, defaultEstimator, holdFor } from '../../lib';
+import { carryCharge, createCatalog, defaultEstimator } from '../../lib';
+import { costOf, holdFor } from '../../lib/billing/pricing';
 import { fromPico, toPico } from '../../lib/billing/money';
 import { pricingProblem, weightedTokens } from '../../lib/billing/pricing';
 import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../lib/billing/figures';
