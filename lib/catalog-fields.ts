@@ -1,4 +1,5 @@
 /** A model as data (adapters by name): what the admin API shows and takes, and what a runtime override of the catalog keeps. */
+import { GatewayConfigError } from './config-errors';
 import type { ModelEntry } from './catalog';
 import type { Capability, Pricing } from './types';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
@@ -65,7 +66,7 @@ export function withFields(id: string, base: Readonly<ModelEntry> | undefined, f
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'upstream') {
       const adapter = typeof value === 'string' ? adapterOf(value) : undefined;
-      if (!adapter) throw new TypeError(`upstream: no adapter named ${JSON.stringify(value)} on this instance`);
+      if (!adapter) throw new GatewayConfigError('ERR_MGW_CATALOG_UNKNOWN_UPSTREAM', `upstream: no adapter named ${JSON.stringify(value)} on this instance`);
       entry.upstream = adapter;
     } else if (key === 'capability') entry.capability = value;
     else if (Object.hasOwn(UNSET, key)) {

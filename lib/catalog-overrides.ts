@@ -3,6 +3,7 @@
  * an edited field's runtime value wins over the configured one until reverted; an override of a
  * model the configuration no longer lists (or one that no longer makes a valid model) is out of use.
  */
+import { wordingOf } from './config-errors';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
 import { changedFields, fieldsOf, withFields, type ModelFields } from './catalog-fields';
 import type { CatalogOverride } from './stores/catalog-overrides';
@@ -17,7 +18,7 @@ export interface AppliedOverride extends CatalogOverride {
   configured: Partial<ModelFields> | null;
 }
 
-const reasonOf = (err: unknown): string => (err instanceof Error ? err.message.replace(/^models\[0\]: /, '') : String(err));
+const reasonOf = (err: unknown): string => wordingOf(err).replace(/^models\[0\]: /, '');
 
 /** The entry an override makes (throws with the reason when it makes no valid model). */
 function entryOf(o: CatalogOverride, base: Readonly<ModelEntry> | undefined, adapterOf: (name: string) => MessagesAdapter | RerankAdapter | undefined): ModelEntry {

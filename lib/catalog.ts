@@ -1,4 +1,5 @@
 /** The model catalog, checked and indexed once at construction. */
+import { GatewayConfigError } from './config-errors';
 import type { UpstreamFormat } from './billing/figures';
 import { pricingProblem } from './billing/pricing';
 import type { Capability, Caller, Pricing } from './types';
@@ -103,7 +104,7 @@ const built = new WeakMap<readonly ModelEntry[], Catalog>();
 
 function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
   const at = `models[${i}]`;
-  const fail = (message: string): never => { throw new TypeError(`${at}: ${message}`); };
+  const fail = (message: string): never => { throw new GatewayConfigError('ERR_MGW_CATALOG_INVALID_MODEL', `${at}: ${message}`); };
   if (!entry || typeof entry !== 'object') fail('must be an object like { id, capability, upstream, pricing }.');
   if (typeof entry.id !== 'string' || entry.id.length === 0) fail('"id" must be a non-empty string.');
   if (entry.capability !== 'llm' && entry.capability !== 'rerank') fail(`"capability" of "${entry.id}" must be "llm" or "rerank".`);
@@ -137,15 +138,15 @@ export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog 
   if (!Array.isArray(models)) {
     const given = models as Catalog | undefined;
     if (given && given.byId instanceof Map) return given;
-    throw new TypeError('option "models" must be a non-empty array of { id, capability, upstream, pricing }.');
+    throw new GatewayConfigError('ERR_MGW_CATALOG_EMPTY', 'option "models" must be a non-empty array of { id, capability, upstream, pricing }.');
   }
   const cached = built.get(models);
   if (cached) return cached;
-  if (models.length === 0) throw new TypeError('option "models" must list at least one model.');
+  if (models.length === 0) throw new GatewayConfigError('ERR_MGW_CATALOG_EMPTY', 'option "models" must list at least one model.');
   const list = models.map(check);
   const byId = new Map<string, Readonly<ModelEntry>>();
   for (const model of list) {
-    if (byId.has(model.id)) throw new TypeError(`option "models": the id "${model.id}" is listed twice; ids must be unique.`);
+    if (byId.has(model.id)) throw new GatewayConfigError('ERR_MGW_CATALOG_DUPLICATE_ID', `option "models": the id "${model.id}" is listed twice; ids must be unique.`);
     byId.set(model.id, model);
   }
   const catalog = Object.freeze({ models: Object.freeze(list), byId });

@@ -1,4 +1,5 @@
 /** Refuses options a factory does not know (a typo in plain JavaScript is silently ignored otherwise), naming the nearest known one. */
+import { GatewayConfigError } from './config-errors';
 
 /** Edit distance between two short names (insertions, deletions, substitutions). */
 function distance(a: string, b: string): number {
@@ -35,6 +36,6 @@ export function checkKnownOptions(where: string, options: object, known: readonl
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
     const meant = nearest(key, known);
-    throw new TypeError(`${where}: unknown option "${key}"; ${meant ? `did you mean "${meant}"?` : `the options are ${known.join(', ')}.`}`);
+    throw new GatewayConfigError('ERR_MGW_UNKNOWN_OPTION', `${where}: unknown option "${key}"; ${meant ? `did you mean "${meant}"?` : `the options are ${known.join(', ')}.`}`);
   }
 }

@@ -1,12 +1,12 @@
-/** model-gateway: public exports only. */
+/** model-gateway: what a host needs (factories, stores, adapters, the contract types, the errors); __tests__/unit/exports.test.ts lists it. */
 export { createGatewayRouter } from './router';
 export { resolveOptions } from './options';
 export { compose } from './compose';
-export { requestId, newRequestId } from './middleware/request-id';
+export { requestId } from './middleware/request-id';
 export { billingHook } from './middleware/billing-hook';
 export { jsonBody } from './middleware/json-body';
 export { authenticate } from './middleware/authenticate';
-export { compatVersion, DEFAULT_VERSIONS } from './middleware/compat-version';
+export { compatVersion } from './middleware/compat-version';
 export { validate } from './middleware/validate';
 export { resolveModel } from './middleware/resolve-model';
 export { limits } from './middleware/limits';
@@ -28,15 +28,13 @@ export { gatewayContext } from './context';
 export { createCatalog, DEFAULT_MAX_TOKENS, LiveCatalog } from './catalog';
 export { OVERRIDE_MAX_AGE_MS } from './catalog-follow';
 export { GatewayError, ERROR_STATUS, errorBody, OPENAI_ERRORS, openaiErrorBody } from './errors';
+export { GatewayConfigError, CONFIG_ERRORS } from './config-errors';
+export type { ConfigErrorCode } from './config-errors';
 export { defaultEstimator } from './billing/estimate';
-export { costOf, holdFor } from './billing/pricing';
 export { carryCharge, type CarriedCharge } from './billing/money';
-export { DurableWriter } from './billing/durable';
 export { MemoryStore } from './stores/memory-store';
 export { PostgresStore } from './stores/postgres-store';
 export { migrate } from './stores/migrate';
-export { hashKey } from './stores/hash';
-export { responseExpiry } from './stores/responses';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
 export { openaiResponsesAdapter } from './upstreams/providers/openai-responses';
@@ -48,12 +46,11 @@ export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
 export type { NodeHttpFetchOptions } from './upstreams/http/node-http-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
 export { createAdminRouter } from './admin/router';
-export { adminOpenApi } from './admin/openapi';
 export { DashboardSessions } from './admin/dashboard/sessions';
 export { createMetrics } from './observe/metrics';
 export { otelObserver } from './observe/otel';
 export { health } from './observe/health';
-export { jsonLogger, loggingObserver } from './observe/logger';
+export { jsonLogger } from './observe/logger';
 export { VERSION } from './version';
 
 export type { GatewayRouter } from './router';
@@ -129,7 +126,7 @@ export type {
 export type {
   Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
 } from './types';
-export { isBlock, textOf } from './messages/content';
+export { isBlock } from './messages/content';
 export type {
   CacheControl, ContentBlock, DocumentBlock, DocumentSource, ImageBlock, ImageSource, KnownBlocks, MessageParam, RedactedThinkingBlock, Role,
   ServerToolResultBlock, ServerToolUseBlock, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, UnknownBlock,
@@ -137,5 +134,5 @@ export type {
 export type { CustomTool, MessageResponse, MessagesRequest, MessageUsage, ServerTool, StopReason, ThinkingConfig, Tool, ToolChoice } from './messages/request';
 export { isEvent } from './messages/events';
 export type { BlockDelta, KnownEvents, StreamEvent, StreamItem } from './messages/events';
-export { USAGE_FIGURES, FIGURE_NAMES, PRICE_FIELDS, DEFAULT_PERCENT_OF_INPUT } from './billing/figures';
+export { DEFAULT_PERCENT_OF_INPUT } from './billing/figures';
 export type { PriceField, UpstreamFormat, UsageFigureName } from './billing/figures';

@@ -1,8 +1,10 @@
 /** Leases: a hold or a slot lives while its request does, and lapses soon after its instance dies. */
+import { GATEWAY_DEFAULTS } from './defaults';
+import { checkDuration } from './duration';
 import { randomHex } from './random-id';
 
 /** Default length of a lease, in ms: what a dead instance's holds and slots wait before they come back. */
-export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_LEASE_MS = GATEWAY_DEFAULTS.holdLeaseMs;
 
 /** Renews the leases of `items` by one lease from now; may be sync or async. */
 export type RenewLeases<T> = (items: readonly T[]) => unknown;
@@ -24,7 +26,7 @@ export class LeaseKeeper<T> {
     private readonly done: (item: T) => boolean = () => false,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
-    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+    checkDuration(leaseMs, 'lease', { min: 100 });
     this.everyMs = Math.floor(leaseMs / 4);
   }
 
@@ -83,7 +85,7 @@ export class HoldLeases {
     private readonly renew: (instanceId: string, expiresAt: number) => unknown,
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {
-    if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('lease must be an integer of at least 100 ms.');
+    checkDuration(leaseMs, 'lease', { min: 100 });
   }
 
   /** When a lease taken now ends. */

@@ -1,8 +1,11 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
+import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
-import type { Estimator } from './billing/estimate';
+import { defaultEstimator, type Estimator } from './billing/estimate';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
+import { GATEWAY_DEFAULTS, withDefaults } from './defaults';
+import { checkDuration } from './duration';
 import type { LimitsOptions } from './middleware/limits';
 import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';
@@ -54,19 +57,19 @@ export interface GatewayOptions {
   responses?: ResponsesOptions;
 }
 
-/** The resolved, frozen configuration the router is built from; what is undefined takes the default of the factory it goes to. */
+/** The resolved, frozen configuration the router is built from: complete, every default taken from GATEWAY_DEFAULTS. */
 export interface ResolvedConfig {
   readonly store: GatewayStore;
   readonly catalog: Catalog;
-  readonly versions: readonly string[] | undefined;
-  readonly bodyLimit: number | string | undefined;
-  readonly limits: Readonly<LimitsOptions>;
-  readonly holdLeaseMs: number | undefined;
-  readonly estimator: Estimator | undefined;
+  readonly versions: readonly string[];
+  readonly bodyLimit: number | string;
+  readonly limits: Readonly<LimitsOptions & Required<Pick<LimitsOptions, 'keyPrefix' | 'windowSec' | 'slotLeaseMs' | 'estimator'>>>;
+  readonly holdLeaseMs: number;
+  readonly estimator: Estimator;
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;
-  readonly rerank: Readonly<RerankBounds>;
+  readonly rerank: Readonly<Required<RerankBounds>>;
   readonly notFound: boolean;
-  readonly storeTimeoutMs: number | undefined;
+  readonly storeTimeoutMs: number;
   readonly failOpen: boolean;
   readonly writer: DurableWriter;
   /** Logs and metrics, told of every finished request and store call. */
@@ -80,33 +83,33 @@ export interface ResolvedConfig {
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
 
 /** Every option's name: a record, so the compiler checks it against GatewayOptions both ways. */
-const OPTION_NAMES = Object.keys({
+export const OPTION_NAMES = Object.keys({
   store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
   notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true, responses: true,
 } satisfies Record<keyof GatewayOptions, true>);
 
 /** Checks and freezes the options; the caller's object is never modified. */
 export function resolveOptions(options: GatewayOptions): ResolvedConfig {
-  if (!options || typeof options !== 'object') throw new TypeError('createGatewayRouter: pass an options object { store, models }.');
+  if (!options || typeof options !== 'object') throw new GatewayConfigError('ERR_MGW_MISSING_OPTION', 'createGatewayRouter: pass an options object { store, models }.');
   checkKnownOptions('createGatewayRouter', options, OPTION_NAMES);
   const store = options.store;
   const missing = STORE_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
   if (missing.length > 0) {
-    throw new TypeError(`createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
+    throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', `createGatewayRouter: option "store" must implement ${missing.join(', ')} (use new MemoryStore() or PostgresStore, or see "Writing your own store").`);
   }
   const catalog = createCatalog(options.models);
   const responses = resolveResponses(options.responses, store);
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
-    throw new TypeError('createGatewayRouter: option "onSettled" must be a function (record) => void.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "onSettled" must be a function (record) => void.');
   }
   if (options.estimator !== undefined && typeof options.estimator !== 'function') {
-    throw new TypeError('createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
   }
   if (options.metrics !== undefined && typeof options.metrics?.requestFinished !== 'function') {
-    throw new TypeError('createGatewayRouter: option "metrics" must come from createMetrics().');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "metrics" must come from createMetrics().');
   }
   if (options.observers !== undefined && (!Array.isArray(options.observers) || options.observers.some((o) => typeof o !== 'object' || o === null))) {
-    throw new TypeError('createGatewayRouter: option "observers" must be an array of observers (e.g. [otelObserver(meter)]).');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "observers" must be an array of observers (e.g. [otelObserver(meter)]).');
   }
   const observer = combineObservers([options.logger ? loggingObserver(options.logger) : undefined, options.metrics, ...(options.observers ?? [])]);
   const writes = options.writes ?? {};
@@ -114,19 +117,20 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     observer.writeSetAside?.(write.kind, write.requestId, write.error);
     (writes.onSetAside ?? reportToStderr)(write);
   });
+  const estimator = options.estimator ?? defaultEstimator;
   return Object.freeze({
     store: observer ? observedStore(store, observer) : store,
     catalog,
-    versions: options.versions && Object.freeze([...options.versions]),
-    bodyLimit: options.bodyLimit,
-    limits: Object.freeze({ ...options.limits, estimator: options.limits?.estimator ?? options.estimator }),
-    holdLeaseMs: options.holdLeaseMs,
-    estimator: options.estimator,
+    versions: options.versions ? Object.freeze([...options.versions]) : GATEWAY_DEFAULTS.versions,
+    bodyLimit: options.bodyLimit ?? GATEWAY_DEFAULTS.bodyLimit,
+    limits: withDefaults({ ...GATEWAY_DEFAULTS.limits, estimator }, options.limits),
+    holdLeaseMs: checkDuration(options.holdLeaseMs ?? GATEWAY_DEFAULTS.holdLeaseMs, 'createGatewayRouter: option "holdLeaseMs"', { min: 100 }),
+    estimator,
     onSettled: options.onSettled,
-    rerank: Object.freeze({ ...options.rerank }),
-    notFound: options.notFound ?? true,
-    storeTimeoutMs: options.storeTimeoutMs,
-    failOpen: options.failOpen === true,
+    rerank: withDefaults(GATEWAY_DEFAULTS.rerank, options.rerank),
+    notFound: options.notFound ?? GATEWAY_DEFAULTS.notFound,
+    storeTimeoutMs: checkDuration(options.storeTimeoutMs ?? GATEWAY_DEFAULTS.storeTimeoutMs, 'createGatewayRouter: option "storeTimeoutMs"'),
+    failOpen: (options.failOpen ?? GATEWAY_DEFAULTS.failOpen) === true,
     writer: new DurableWriter(onSetAside ? { ...writes, onSetAside } : writes),
     observer,
     metrics: options.metrics,

@@ -1,4 +1,6 @@
 /** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound), checked and resolved once. */
+import { GATEWAY_DEFAULTS } from './defaults';
+import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { RESPONSE_STORE_METHODS, type ResponseStore } from './stores/responses';
 import type { GatewayStore } from './stores/types';
@@ -14,7 +16,7 @@ export interface ResponsesOptions {
 }
 
 /** Defaults and bounds of the option (the binary's config schema uses them too). */
-export const RESPONSES_DEFAULTS = Object.freeze({ store: false, retentionDays: 30, maxBytes: 1_048_576 });
+export const RESPONSES_DEFAULTS = GATEWAY_DEFAULTS.responses;
 export const RESPONSES_BOUNDS = Object.freeze({ retentionDays: { min: 1, max: 3650 }, maxBytes: { min: 1024, max: 67_108_864 } });
 
 /** The option resolved: `store` is the ResponseStore to use, undefined when storing is off. */
@@ -30,7 +32,7 @@ function bounded(name: 'retentionDays' | 'maxBytes', value: unknown, unit: strin
   const { min, max } = RESPONSES_BOUNDS[name];
   if (value === undefined) return RESPONSES_DEFAULTS[name];
   if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
-    throw new TypeError(`createGatewayRouter: option "responses.${name}" must be an integer of ${unit} from ${min} to ${max} (default ${RESPONSES_DEFAULTS[name]}), e.g. responses: { ${name}: ${RESPONSES_DEFAULTS[name]} }.`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `createGatewayRouter: option "responses.${name}" must be an integer of ${unit} from ${min} to ${max} (default ${RESPONSES_DEFAULTS[name]}), e.g. responses: { ${name}: ${RESPONSES_DEFAULTS[name]} }.`);
   }
   return value as number;
 }
@@ -38,11 +40,11 @@ function bounded(name: 'retentionDays' | 'maxBytes', value: unknown, unit: strin
 /** Checks `responses` against the gateway's store; every message names the option and the fix. */
 export function resolveResponses(options: ResponsesOptions | undefined, store: GatewayStore): ResolvedResponses {
   if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) {
-    throw new TypeError('createGatewayRouter: option "responses" must be an object, e.g. { store: true, retentionDays: 30, maxBytes: 1048576 }.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "responses" must be an object, e.g. { store: true, retentionDays: 30, maxBytes: 1048576 }.');
   }
   checkKnownOptions('createGatewayRouter: option "responses"', options ?? {}, NAMES);
   const on = options?.store ?? RESPONSES_DEFAULTS.store;
-  if (typeof on !== 'boolean') throw new TypeError('createGatewayRouter: option "responses.store" must be true or false (default false).');
+  if (typeof on !== 'boolean') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "responses.store" must be true or false (default false).');
   const retentionDays = bounded('retentionDays', options?.retentionDays, 'days');
   const maxBytes = bounded('maxBytes', options?.maxBytes, 'bytes');
   let responses: ResponseStore | undefined;
@@ -50,7 +52,7 @@ export function resolveResponses(options: ResponsesOptions | undefined, store: G
   if (on) {
     const missing = RESPONSE_STORE_METHODS.filter((m) => typeof candidate?.[m] !== 'function');
     if (missing.length > 0) {
-      throw new TypeError(`createGatewayRouter: option "responses.store" is true but the store has no "responses" implementing ${missing.join(', ')} (MemoryStore and PostgresStore have one; or set responses.store to false).`);
+      throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', `createGatewayRouter: option "responses.store" is true but the store has no "responses" implementing ${missing.join(', ')} (MemoryStore and PostgresStore have one; or set responses.store to false).`);
     }
     responses = candidate as unknown as ResponseStore;
   }

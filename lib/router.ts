@@ -82,7 +82,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const estimator = config.estimator;
   const gate = gracefulShutdown();
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
-  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, ...(estimator ? { estimator } : {}) });
+  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator });
   const admission = [limits(config.limits), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
@@ -103,16 +103,16 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens(estimator ? { estimator } : {})]);
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator })]);
   // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body);
   // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
-  const stored = { responses: config.responses, ...(config.storeTimeoutMs === undefined ? {} : { timeoutMs: config.storeTimeoutMs }) };
+  const stored = { responses: config.responses, timeoutMs: config.storeTimeoutMs };
   const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
     responsesState(stored), validateResponses({ models }), ...admission,
-    proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, ...(config.storeTimeoutMs === undefined ? {} : { storeTimeoutMs: config.storeTimeoutMs }) })]);
+    proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, storeTimeoutMs: config.storeTimeoutMs })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, count: true }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ ...(estimator ? { estimator } : {}), answer: RESPONSES_COUNT })]);
+    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator, answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);

@@ -1,4 +1,5 @@
 /** Bounds a store call in time, so a stalled store gives a clear error instead of a hung request. */
+import { checkDuration } from './duration';
 
 /** Resolves or rejects as `work` does, or rejects with "<what> timed out after N ms". */
 export function withTimeout<T>(work: T | Promise<T>, ms: number, what: string): Promise<T> {
@@ -10,8 +11,5 @@ export function withTimeout<T>(work: T | Promise<T>, ms: number, what: string): 
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Checks a timeout option: a positive integer of milliseconds. */
-export function checkTimeout(value: number, option: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`${option} must be a positive integer of milliseconds.`);
-  return value;
-}
+/** Checks a timeout option: a positive integer of milliseconds (the one duration check). */
+export const checkTimeout = (value: number, option: string): number => checkDuration(value, option);

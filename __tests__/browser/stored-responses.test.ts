@@ -1,6 +1,7 @@
 /** Stored responses in the dashboard, in Chromium: a request's page shows its response (stored or why not, chained from), an account's are erased after a confirmation. */
 import { randomBytes } from 'node:crypto';
-import { responseExpiry, type NewResponse } from '../../lib';
+import { type NewResponse } from '../../lib';
+import { responseExpiry } from '../../lib/stores/responses';
 import { itLeftNoTrace, OPS, VIEWER, useDashboard, type Session } from './dashboard';
 import { shot } from './browser';
 

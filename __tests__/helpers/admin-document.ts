@@ -1,7 +1,7 @@
 /** The admin API's OpenAPI document as a test oracle: an answer must match the schema of its path, method and status. */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { adminOpenApi } from '../../lib';
+import { adminOpenApi } from '../../lib/admin/openapi';
 
 const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
 addFormats(ajv);

@@ -1,6 +1,7 @@
 /** What the gateway must bill for the Codex fakes' calls, and the check of its records against it: the figures each call
  * reported and their exact cost, what Codex sums for its turn, and the log, ledger and account that must follow. */
-import { costOf, type LedgerEntry, type Pricing, type Usage } from '../../lib';
+import { type LedgerEntry, type Pricing, type Usage } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
 import { carryCharge } from '../../lib/billing/money';
 import type { CodexUsage } from './codex';
 import type { TurnUsage } from './fake-agent-anthropic-turns';

@@ -1,6 +1,7 @@
 /** The admin API's money and records over real HTTP on both stores: unknown accounts, allow-lists in the catalog, times as people type them, one list shape. */
 import express from 'express';
-import { adminOpenApi, createAdminRouter, LiveCatalog } from '../../lib';
+import { createAdminRouter, LiveCatalog } from '../../lib';
+import { adminOpenApi } from '../../lib/admin/openapi';
 import { checkAgainstDocument, checkRequestBody, templateOf } from '../helpers/admin-document';
 import { llmModels } from '../helpers/gateway';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';

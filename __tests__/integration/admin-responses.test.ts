@@ -1,7 +1,8 @@
 /** Stored responses in the admin API, over real HTTP on both stores: an account's erasure (audited with the count) and a request's response, each answer checked against the OpenAPI document. */
 import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { createAdminRouter, MemoryStore, responseExpiry } from '../../lib';
+import { createAdminRouter, MemoryStore } from '../../lib';
+import { responseExpiry } from '../../lib/stores/responses';
 import type { AdminStore, NewResponse, RequestLogEntry } from '../../lib';
 import { checkAgainstDocument } from '../helpers/admin-document';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';

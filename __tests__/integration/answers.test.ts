@@ -6,6 +6,7 @@ import { listen } from '../helpers/local';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import type { GatedFake } from '../helpers/fake-server';
 import { addCaller, llmModels, startGateway, type RunningGateway } from '../helpers/gateway';
+import { refused } from '../helpers/config-error';
 
 let upstream: GatedFake;
 beforeAll(async () => {
@@ -61,7 +62,7 @@ describe('the admin API: unknown paths and methods, unknown options', () => {
     const res = await request(admin.url).get('/admin/nothing').set(auth);
     expect(res.status).toBe(404);
     expect(res.body.error.type).toBe('not_found_error');
-    expect(() => createAdminRouter({ store: new MemoryStore(), tokens, dashbord: false } as never)).toThrow(/^createAdminRouter: unknown option "dashbord"; did you mean "dashboard"\?$/);
+    expect(() => createAdminRouter({ store: new MemoryStore(), tokens, dashbord: false } as never)).toThrow(refused('ERR_MGW_UNKNOWN_OPTION', /^createAdminRouter: unknown option "dashbord"; did you mean "dashboard"\?$/));
   });
 });
 

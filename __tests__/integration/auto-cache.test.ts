@@ -7,7 +7,8 @@
  */
 import OpenAI from 'openai';
 import request from 'supertest';
-import { anthropicAdapter, costOf, failover, openaiChatAdapter, type ModelEntry } from '../../lib';
+import { anthropicAdapter, failover, openaiChatAdapter, type ModelEntry } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
 import { agentRequest } from '../helpers/agent-fixtures';
 import { startCachingAnthropic, type CachingAnthropic } from '../helpers/fake-anthropic-cache';
 import { startOpenAIFake } from '../helpers/fake-openai';

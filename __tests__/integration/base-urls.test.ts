@@ -9,6 +9,7 @@ import { anthropicAdapter, cohereAdapter, jinaAdapter, openaiChatAdapter, teiAda
 import type { MessagesAdapter, ModelEntry, RerankAdapter } from '../../lib';
 import { startFake, UPSTREAM_KEY, type FakeServer, type Received } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
+import { refused } from '../helpers/config-error';
 
 const USAGE = { input_tokens: 7, output_tokens: 3 };
 /** The providers' answers, by the path each documents. */
@@ -79,5 +80,5 @@ it('every base URL form reaches the documented path, through the official SDKs, 
 });
 
 it('a Cohere base URL whose version contradicts apiVersion is refused at construction, naming both', () => {
-  expect(() => cohereAdapter({ baseURL: `${fake.url}/v1`, apiVersion: 'v2' })).toThrow('cohere adapter: option "baseURL" ends in /v1 but "apiVersion" is "v2"');
+  expect(() => cohereAdapter({ baseURL: `${fake.url}/v1`, apiVersion: 'v2' })).toThrow(refused('ERR_MGW_CONFLICTING_OPTIONS', 'cohere adapter: option "baseURL" ends in /v1 but "apiVersion" is "v2"'));
 });

@@ -2,7 +2,8 @@
  * Prompt caching billed exactly: the billing bugs peers shipped (agent-clients.md A3) are reproduced as inputs and shown
  * impossible here; defaults per upstream format; tpm weighs cache figures by price; metrics and the estimator count them.
  */
-import { anthropicAdapter, costOf, createMetrics, defaultEstimator, holdFor, type Pricing, type Usage } from '../../lib';
+import { anthropicAdapter, createMetrics, defaultEstimator, type Pricing, type Usage } from '../../lib';
+import { costOf, holdFor } from '../../lib/billing/pricing';
 import { IMAGE_TOKENS } from '../../lib/billing/estimate';
 import { UsageTracker } from '../../lib/billing/usage';
 import { usageFromAnthropic } from '../../lib/formats/anthropic';

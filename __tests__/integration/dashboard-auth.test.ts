@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdminRouter, DashboardSessions, MemoryStore, PostgresStore } from '../../lib';
 import { loadAssets } from '../../lib/admin/dashboard/assets';
 import { pgPool, pgStore } from '../helpers/services';
+import { refused } from '../helpers/config-error';
 
 const WRITE = 'dash-write-token-0123456789';
 const READ = 'dash-read-token-0123456789ab';
@@ -235,8 +236,8 @@ it('is off with dashboard: false; a wrong option is refused when the router is m
   const { url } = await adminApp({ dashboard: false });
   expect((await fetch(`${url}/dashboard/sign-in`)).status).toBe(401);
   expect((await fetch(`${url}/dashboard/assets/app.js`)).status).toBe(401);
-  expect(() => createAdminRouter({ store: new MemoryStore(), tokens: TOKENS, dashboard: 'yes' as unknown as boolean })).toThrow('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
-  expect(() => new DashboardSessions({ ttlMs: 0 })).toThrow('DashboardSessions: option "ttlMs" must be a positive integer.');
+  expect(() => createAdminRouter({ store: new MemoryStore(), tokens: TOKENS, dashboard: 'yes' as unknown as boolean })).toThrow(refused('ERR_MGW_INVALID_OPTION', 'createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.'));
+  expect(() => new DashboardSessions({ ttlMs: 0 })).toThrow(refused('ERR_MGW_INVALID_DURATION', 'DashboardSessions: option "ttlMs" must be a positive integer'));
 });
 
 it('signs in, shows its page and signs out in an Express 4 host app too', async () => {

@@ -3,6 +3,7 @@ import { anthropicAdapter, failover, type MessagesAdapter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { failWith, startFake, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { addCaller, logEntry, postMessages, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { refused } from '../helpers/config-error';
 
 let good: FakeServer;
 let bad: FakeServer;
@@ -106,6 +107,6 @@ it('a retry-after within maxRetryAfterMs is waited for before the retry', async 
 });
 
 it('checks its options', () => {
-  expect(() => failover([])).toThrow(/at least one adapter/);
-  expect(() => failover([anthropicAdapter({ baseURL: 'http://x' })], { attempts: 0 })).toThrow(/option "attempts"/);
+  expect(() => failover([])).toThrow(refused('ERR_MGW_MISSING_OPTION', /at least one adapter/));
+  expect(() => failover([anthropicAdapter({ baseURL: 'http://x' })], { attempts: 0 })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /option "attempts"/));
 });

@@ -62,6 +62,10 @@ it('serves a request from a host app that requires it, and loads with import', a
   expect(stdout.trim()).toBe('200 message demo');
   const imported = await run(process.execPath, ['--input-type=module', '-e', "import { createGatewayRouter } from 'model-gateway'; console.log(typeof createGatewayRouter);"], { cwd: host, env: userEnv() });
   expect(imported.stdout.trim()).toBe('function');
+  // The store contract suite, for a store author: model-gateway/testing, by require and by import.
+  const required = await run(process.execPath, ['-e', "console.log(typeof require('model-gateway/testing').runStoreContract)"], { cwd: host, env: userEnv() });
+  const importedSuite = await run(process.execPath, ['--input-type=module', '-e', "import { runStoreContract } from 'model-gateway/testing'; console.log(typeof runStoreContract);"], { cwd: host, env: userEnv() });
+  expect([required.stdout.trim(), importedSuite.stdout.trim()]).toEqual(['function', 'function']);
 }, 60_000);
 
 it('runs the binary through npx', async () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createGatewayRouter, otelObserver, type MeterLike } from '../../lib';
 import { llmModels, postMessages, useFakeUpstreams } from '../helpers/gateway';
 import { BOTH_STORES } from '../helpers/services';
+import { refused } from '../helpers/config-error';
 
 /** A reader the test collects from on demand. */
 class TestReader extends MetricReader {
@@ -19,7 +20,7 @@ const fakes = useFakeUpstreams();
 it('the @opentelemetry/api meter fits, and records nothing without an SDK', () => {
   const meter: MeterLike = otelApi.getMeter('model-gateway'); // the API's no-op meter: no SDK registered
   expect(() => otelObserver(meter).requestFinished?.({} as never)).not.toThrow();
-  expect(() => otelObserver({} as MeterLike)).toThrow(/metrics.getMeter/);
+  expect(() => otelObserver({} as MeterLike)).toThrow(refused('ERR_MGW_INVALID_OPTION', /metrics.getMeter/));
 });
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {

@@ -106,6 +106,7 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
     const host = [
       "import express from 'express';",
       "import { createGatewayRouter, MemoryStore, localStandIn, type GatewayOptions, type MessagesAdapter, type ModelEntry } from 'model-gateway';",
+      "import { runStoreContract, type ContractStore } from 'model-gateway/testing';",
       'const store = new MemoryStore();',
       "store.addKey('sk-host', { id: 'host' });",
       "store.credit({ callerId: 'host', amount: 1000, idempotencyKey: 'opening-host' });",
@@ -115,6 +116,7 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
       'const app = express();',
       'app.use(createGatewayRouter(options));',
       'export default app;',
+      'export const contract: [typeof runStoreContract, ContractStore] = [runStoreContract, store]; // the suite takes the built-in store',
     ].join('\n');
     writeFileSync(path.join(scratch, 'host.ts'), host);
     writeFileSync(path.join(scratch, 'host.mts'), host);
@@ -126,6 +128,7 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
     const out = execFileSync(process.execPath, ['-e', [
       "const express = require('express'); const g = require('model-gateway');",
       "const s = new g.MemoryStore(); s.addKey('k', { id: 'c' });",
+      "if (typeof require('model-gateway/testing').runStoreContract !== 'function') throw new Error('no model-gateway/testing');",
       "const app = express(); app.use(g.createGatewayRouter({ store: s, models: [{ id: 'm', capability: 'llm', upstream: g.localStandIn(), pricing: { input: 1 } }] }));",
       "const server = app.listen(0, '127.0.0.1', async () => {",
       "  const r = await fetch(`http://127.0.0.1:${server.address().port}/v1/models`, { headers: { authorization: 'Bearer k' } });",

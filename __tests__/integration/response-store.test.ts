@@ -4,11 +4,13 @@
  * expiry and the sweep, and (PostgreSQL) a second instance reading a response the instant it was written.
  */
 import { randomBytes } from 'node:crypto';
-import { GatewayError, MemoryStore, PostgresStore, responseExpiry } from '../../lib';
+import { GatewayError, MemoryStore, PostgresStore } from '../../lib';
+import { responseExpiry } from '../../lib/stores/responses';
 import type { InputItemsPage, InputItemsQuery, NewResponse, ResponseStore } from '../../lib';
 import { encodeRecord } from '../../lib/stores/responses-rules';
 import { BOTH_STORES, pgStore, type MadeStore } from '../helpers/services';
 import { usageOf } from '../helpers/usage';
+import { refused } from '../helpers/config-error';
 
 const hex = (n = 8): string => randomBytes(n).toString('hex');
 const DAY = 86_400_000;
@@ -121,11 +123,11 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
 
   it('a malformed record is a TypeError naming the field, and nothing is stored', async () => {
     const r = record('acme');
-    await expect(async () => rs.putResponse({ ...r, response: { ...r.response, id: 'resp_other' } }, MAX)).rejects.toThrow(/response must be the response object, with the same id/);
-    await expect(async () => rs.putResponse({ ...r, id: 'chatcmpl_1' }, MAX)).rejects.toThrow(/id must match/);
-    await expect(async () => rs.putResponse({ ...r, callerId: '' }, MAX)).rejects.toThrow(/callerId must be a non-empty string/);
-    await expect(async () => rs.putResponse({ ...r, expiresAt: r.createdAt }, MAX)).rejects.toThrow(/expiresAt must be epoch ms after createdAt/);
-    await expect(async () => rs.putResponse(r, { maxBytes: 0 })).rejects.toThrow(/limits.maxBytes must be a positive integer/);
+    await expect(async () => rs.putResponse({ ...r, response: { ...r.response, id: 'resp_other' } }, MAX)).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /response must be the response object, with the same id/));
+    await expect(async () => rs.putResponse({ ...r, id: 'chatcmpl_1' }, MAX)).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /id must match/));
+    await expect(async () => rs.putResponse({ ...r, callerId: '' }, MAX)).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /callerId must be a non-empty string/));
+    await expect(async () => rs.putResponse({ ...r, expiresAt: r.createdAt }, MAX)).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /expiresAt must be epoch ms after createdAt/));
+    await expect(async () => rs.putResponse(r, { maxBytes: 0 })).rejects.toThrow(refused('ERR_MGW_INVALID_ARGUMENT', /limits.maxBytes must be a positive integer/));
     expect(await rs.getResponse('acme', r.id)).toBeUndefined();
   });
 
@@ -229,7 +231,7 @@ describe('MemoryStore bounds', () => {
     expect(kept.reduce((n, r) => n + encodeRecord(r).bytes, 0)).toBeLessThanOrEqual(4000);
     expect(kept.length).toBeLessThan(5); // older ones went to make room
     expect(rs.putResponse(record('m', { items: 200 }), MAX)).toEqual({ stored: false, reason: 'too_large' }); // over the whole bound alone
-    expect(() => new MemoryStore({ maxResponseBytes: 0 })).toThrow('MemoryStore: option "maxResponseBytes" must be a positive integer of bytes.');
+    expect(() => new MemoryStore({ maxResponseBytes: 0 })).toThrow(refused('ERR_MGW_INVALID_INTEGER', 'MemoryStore: option "maxResponseBytes" must be a positive integer of bytes.'));
   });
 
   it('an expired response at the front is dropped by the next put, not only hidden', () => {

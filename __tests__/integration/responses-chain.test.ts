@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
-import { anthropicAdapter, costOf, MemoryStore, PostgresStore, type GatewayStore, type ModelEntry, type ResponseStore } from '../../lib';
+import { anthropicAdapter, MemoryStore, PostgresStore, type GatewayStore, type ModelEntry, type ResponseStore } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
 import { startCachingAnthropic, type CachingAnthropic } from '../helpers/fake-anthropic-cache';
 import { startScripted, UNIT_PRICING, type ScriptedUpstream } from '../helpers/fake-scripted';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';

@@ -1,7 +1,9 @@
 /** Accounts on both stores: money moves only into an account that exists (made by a key or opened by a credit that says so). */
 import { randomBytes } from 'node:crypto';
-import { GatewayError, hashKey } from '../../lib';
+import { GatewayError } from '../../lib';
+import { hashKey } from '../../lib/stores/hash';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
+import { refused } from '../helpers/config-error';
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let made: MadeStore;
@@ -27,7 +29,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const right = id();
     await store.addKey(`sk-${right}-0123456789`, { id: right });
     expect(await store.credit({ callerId: right, amount: 100, idempotencyKey: `k-${typo}` })).toMatchObject({ applied: true });
-    expect(await thrown(() => store.credit({ callerId: right, amount: 1, idempotencyKey: 'x', createAccount: 'yes' as never }))).toEqual(new TypeError(`${_name}.credit: createAccount must be a boolean.`));
+    expect(await thrown(() => store.credit({ callerId: right, amount: 1, idempotencyKey: 'x', createAccount: 'yes' as never }))).toEqual(refused('ERR_MGW_INVALID_ARGUMENT', `${_name}.credit: createAccount must be a boolean.`));
   });
 
   it('an account exists once a key was added or created for the caller, or a credit with createAccount opened it (once, even concurrently)', async () => {

@@ -4,7 +4,7 @@
  * from 1 to 7, it gives each entry exactly once, in its order.
  */
 import { randomBytes } from 'node:crypto';
-import { hashKey } from '../../lib';
+import { hashKey } from '../../lib/stores/hash';
 import type { Awaitable, Page, RequestLogEntry, Usage } from '../../lib';
 import { BOTH_STORES, type MadeStore } from '../helpers/services';
 import { usageOf } from '../helpers/usage';

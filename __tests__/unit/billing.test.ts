@@ -1,11 +1,13 @@
 /** Exact money, the estimate and the usage provenance rules. */
 import fc from 'fast-check';
-import { carryCharge, costOf, createCatalog, defaultEstimator, holdFor } from '../../lib';
+import { carryCharge, createCatalog, defaultEstimator } from '../../lib';
+import { costOf, holdFor } from '../../lib/billing/pricing';
 import { fromPico, toPico } from '../../lib/billing/money';
 import { pricingProblem, weightedTokens } from '../../lib/billing/pricing';
 import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../lib/billing/figures';
 import type { Pricing } from '../../lib';
 import { UsageTracker } from '../../lib/billing/usage';
+import { refused } from '../helpers/config-error';
 
 const usage = (input: number, output: number, read = 0, write = 0) =>
   ({ inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheWrite5mInputTokens: write });
@@ -57,7 +59,7 @@ describe('costOf and holdFor', () => {
       expect(pricingProblem({ input: bad })).toMatch(/pricing.input must be a non-negative number of minor units per million tokens, at most 1000000000 and with at most 6 decimals/);
     }
     const upstream = { kind: 'messages' as const, create: async () => { throw new Error('unused'); }, stream: async function* () { /* unused */ } };
-    expect(() => createCatalog([{ id: 'm', capability: 'llm', upstream: upstream as never, pricing: { input: '0.1234567' } }])).toThrow(/models\[0\]: "m": pricing.input must be/);
+    expect(() => createCatalog([{ id: 'm', capability: 'llm', upstream: upstream as never, pricing: { input: '0.1234567' } }])).toThrow(refused('ERR_MGW_CATALOG_INVALID_MODEL', /models\[0\]: "m": pricing.input must be/));
   });
 });
 

@@ -1,7 +1,8 @@
 /** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
 import http from 'node:http';
 import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, proxyChatCompletions, proxyMessages, resolveOptions } from '../../lib';
-import type { GatewayOptions, ModelEntry } from '../../lib';
+import type { ConfigErrorCode, GatewayOptions, ModelEntry } from '../../lib';
+import { refused } from '../helpers/config-error';
 import { callerFacingMessage, upstreamError } from '../../lib/upstreams/http/errors';
 
 const llm = anthropicAdapter({ baseURL: 'http://127.0.0.1:1' });
@@ -10,35 +11,35 @@ const model = (extra: Partial<ModelEntry> = {}): ModelEntry => ({ id: 'm', capab
 const build = (options: Partial<GatewayOptions>) => () => createGatewayRouter({ store: new MemoryStore(), models: [model()], ...options } as GatewayOptions);
 
 describe('createGatewayRouter options', () => {
-  it.each<[string, Partial<GatewayOptions>, RegExp]>([
-    ['no store', { store: undefined as never }, /option "store" must implement findCaller, reserve, renewHolds, settle, release, appendLog/],
-    ['store missing a method', { store: { findCaller: () => undefined } as never }, /must implement reserve, renewHolds, settle, release, appendLog/],
-    ['no models', { models: undefined as never }, /option "models" must be a non-empty array/],
-    ['empty models', { models: [] }, /must list at least one model/],
-    ['unpriced model', { models: [model({ pricing: undefined })] }, /models\[0\]: "m" has no "pricing"; set pricing .* or mark it \{ free: true \}/],
-    ['price with 7 decimals', { models: [model({ pricing: { input: 1.0000001 } })] }, /pricing.input must be a non-negative number of minor units per million tokens, at most 1000000000 and with at most 6 decimals/],
-    ['negative price', { models: [model({ pricing: { input: 1, output: -1 } })] }, /pricing.output must be a non-negative number/],
-    ['bad capability', { models: [model({ capability: 'vision' as never })] }, /"capability" of "m" must be "llm" or "rerank"/],
-    ['adapter of the wrong kind', { models: [model({ upstream: rerank })] }, /"upstream" of "m" must be a messages adapter/],
-    ['duplicate ids', { models: [model(), model()] }, /the id "m" is listed twice/],
-    ['bad onSettled', { onSettled: 5 as never }, /option "onSettled" must be a function/],
-    ['bad version list', { versions: ['june'] }, /option "versions" must be a non-empty list of dates/],
-    ['bad limits', { limits: { defaults: { rpm: -1 } } }, /option "defaults.rpm" must be a non-negative integer/],
-    ['bad hold lease', { holdLeaseMs: 0 }, /option "leaseMs" must be an integer of at least 100 ms/],
-    ['bad slot lease', { limits: { slotLeaseMs: 10 } }, /option "slotLeaseMs" must be an integer of at least 100 ms/],
-    ['a redis that is not a client', { limits: { redis: {} } }, /option "redis" must be an ioredis client/],
-    ['bad rerank bound', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
-    ['observers not a list', { observers: 'otel' as never }, /option "observers" must be an array of observers \(e.g. \[otelObserver\(meter\)\]\)/],
-    ['a null observer', { observers: [null as never] }, /option "observers" must be an array of observers/],
-    ['no keep-alive interval', { keepAliveMs: 0 }, /createGatewayRouter: option "keepAliveMs" must be a positive integer of milliseconds \(default 15000\), e.g. keepAliveMs: 15000/],
-    ['a keep-alive interval in words', { keepAliveMs: '15s' as never }, /option "keepAliveMs" must be a positive integer of milliseconds/],
-  ])('fails at construction on %s', (_name, options, message) => {
-    expect(build(options)).toThrow(message);
+  it.each<[string, ConfigErrorCode, Partial<GatewayOptions>, RegExp]>([
+    ['no store', 'ERR_MGW_STORE_CONTRACT', { store: undefined as never }, /option "store" must implement findCaller, reserve, renewHolds, settle, release, appendLog/],
+    ['store missing a method', 'ERR_MGW_STORE_CONTRACT', { store: { findCaller: () => undefined } as never }, /must implement reserve, renewHolds, settle, release, appendLog/],
+    ['no models', 'ERR_MGW_CATALOG_EMPTY', { models: undefined as never }, /option "models" must be a non-empty array/],
+    ['empty models', 'ERR_MGW_CATALOG_EMPTY', { models: [] }, /must list at least one model/],
+    ['unpriced model', 'ERR_MGW_CATALOG_INVALID_MODEL', { models: [model({ pricing: undefined })] }, /models\[0\]: "m" has no "pricing"; set pricing .* or mark it \{ free: true \}/],
+    ['price with 7 decimals', 'ERR_MGW_CATALOG_INVALID_MODEL', { models: [model({ pricing: { input: 1.0000001 } })] }, /pricing.input must be a non-negative number of minor units per million tokens, at most 1000000000 and with at most 6 decimals/],
+    ['negative price', 'ERR_MGW_CATALOG_INVALID_MODEL', { models: [model({ pricing: { input: 1, output: -1 } })] }, /pricing.output must be a non-negative number/],
+    ['bad capability', 'ERR_MGW_CATALOG_INVALID_MODEL', { models: [model({ capability: 'vision' as never })] }, /"capability" of "m" must be "llm" or "rerank"/],
+    ['adapter of the wrong kind', 'ERR_MGW_CATALOG_INVALID_MODEL', { models: [model({ upstream: rerank })] }, /"upstream" of "m" must be a messages adapter/],
+    ['duplicate ids', 'ERR_MGW_CATALOG_DUPLICATE_ID', { models: [model(), model()] }, /the id "m" is listed twice/],
+    ['bad onSettled', 'ERR_MGW_INVALID_OPTION', { onSettled: 5 as never }, /option "onSettled" must be a function/],
+    ['bad version list', 'ERR_MGW_INVALID_OPTION', { versions: ['june'] }, /option "versions" must be a non-empty list of dates/],
+    ['bad limits', 'ERR_MGW_INVALID_INTEGER', { limits: { defaults: { rpm: -1 } } }, /option "defaults.rpm" must be a non-negative integer/],
+    ['bad hold lease', 'ERR_MGW_INVALID_DURATION', { holdLeaseMs: 0 }, /createGatewayRouter: option "holdLeaseMs" must be an integer of at least 100 ms/],
+    ['bad slot lease', 'ERR_MGW_INVALID_DURATION', { limits: { slotLeaseMs: 10 } }, /option "slotLeaseMs" must be an integer of at least 100 ms/],
+    ['a redis that is not a client', 'ERR_MGW_INVALID_OPTION', { limits: { redis: {} } }, /option "redis" must be an ioredis client/],
+    ['bad rerank bound', 'ERR_MGW_INVALID_INTEGER', { rerank: { maxDocuments: 0 } }, /option "rerank.maxDocuments" must be a positive integer/],
+    ['observers not a list', 'ERR_MGW_INVALID_OPTION', { observers: 'otel' as never }, /option "observers" must be an array of observers \(e.g. \[otelObserver\(meter\)\]\)/],
+    ['a null observer', 'ERR_MGW_INVALID_OPTION', { observers: [null as never] }, /option "observers" must be an array of observers/],
+    ['no keep-alive interval', 'ERR_MGW_INVALID_DURATION', { keepAliveMs: 0 }, /createGatewayRouter: option "keepAliveMs" must be a positive integer of milliseconds \(default 15000\), e.g. keepAliveMs: 15000/],
+    ['a keep-alive interval in words', 'ERR_MGW_INVALID_DURATION', { keepAliveMs: '15s' as never }, /option "keepAliveMs" must be a positive integer of milliseconds/],
+  ])('fails at construction on %s', (_name, code, options, message) => {
+    expect(build(options)).toThrow(refused(code, message));
   });
 
   it('the stream proxies check their keep-alive interval too, and default it to 15 s', () => {
-    expect(() => proxyMessages({ keepAliveMs: 1.5 })).toThrow(/proxyMessages: option "keepAliveMs" must be a positive integer/);
-    expect(() => proxyChatCompletions({ keepAliveMs: -1 })).toThrow(/proxyChatCompletions: option "keepAliveMs"/);
+    expect(() => proxyMessages({ keepAliveMs: 1.5 })).toThrow(refused('ERR_MGW_INVALID_DURATION', /proxyMessages: option "keepAliveMs" must be a positive integer/));
+    expect(() => proxyChatCompletions({ keepAliveMs: -1 })).toThrow(refused('ERR_MGW_INVALID_DURATION', /proxyChatCompletions: option "keepAliveMs"/));
     expect(resolveOptions({ store: new MemoryStore(), models: [model()] }).keepAliveMs).toBe(15_000);
   });
 
@@ -50,7 +51,7 @@ describe('createGatewayRouter options', () => {
     ["another adapter's option", () => openaiChatAdapter({ baseURL: 'http://x', version: '1' } as never), /openai adapter: unknown option "version"/],
     ['a rerank adapter option', () => cohereAdapter({ baseURL: 'http://x', apiversion: 'v1' } as never), /cohere adapter: unknown option "apiversion"; did you mean "apiVersion"\?/],
   ])('refuses %s, naming the nearest known one', (_name, make, message) => {
-    expect(make).toThrow(message);
+    expect(make).toThrow(refused('ERR_MGW_UNKNOWN_OPTION', message));
   });
 
   it('accepts a model marked free without pricing', () => {
@@ -64,17 +65,17 @@ describe('createGatewayRouter options', () => {
     expect(JSON.stringify({ ...options, store: undefined, models: options.models.map((m) => ({ ...m, upstream: undefined })) })).toBe(before);
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.catalog.models[0])).toBe(true);
-    expect(config.versions).toBeUndefined(); // compatVersion() holds the default
+    expect(config.versions).toEqual(['2023-01-01', '2023-06-01', '2026-10-21']); // complete: the default filled in
     expect(resolveOptions({ ...options, versions: ['2023-06-01'] }).versions).toEqual(['2023-06-01']);
   });
 
   it('adapters check their own options', () => {
-    expect(() => anthropicAdapter({ baseURL: 'api.example.com' })).toThrow(/option "baseURL" must be an http\(s\) URL/);
-    expect(() => openaiChatAdapter({ baseURL: 'http://x', maxTokensField: 'max' as never })).toThrow(/option "maxTokensField"/);
-    expect(() => anthropicAdapter({ baseURL: 'http://x', timeouts: { idleMs: -1 } })).toThrow(/option "timeouts.idleMs"/);
-    for (const bad of [0, 1.5, Infinity]) expect(() => nodeHttpFetch({ maxSockets: bad })).toThrow(/option "maxSockets" must be a positive integer \(leave it out for no cap\)/);
-    expect(() => nodeHttpFetch({ connectMs: 0 })).toThrow(/option "connectMs" must be a positive integer of milliseconds/);
-    expect(() => nodeHttpFetch({ http: new http.Agent(), maxSockets: 4 })).toThrow(/with your own "http"\/"https" agents, set them there/);
+    expect(() => anthropicAdapter({ baseURL: 'api.example.com' })).toThrow(refused('ERR_MGW_INVALID_OPTION', /option "baseURL" must be an http\(s\) URL/));
+    expect(() => openaiChatAdapter({ baseURL: 'http://x', maxTokensField: 'max' as never })).toThrow(refused('ERR_MGW_INVALID_OPTION', /option "maxTokensField"/));
+    expect(() => anthropicAdapter({ baseURL: 'http://x', timeouts: { idleMs: -1 } })).toThrow(refused('ERR_MGW_INVALID_DURATION', /option "timeouts.idleMs"/));
+    for (const bad of [0, 1.5, Infinity]) expect(() => nodeHttpFetch({ maxSockets: bad })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /option "maxSockets" must be a positive integer \(leave it out for no cap\)/));
+    expect(() => nodeHttpFetch({ connectMs: 0 })).toThrow(refused('ERR_MGW_INVALID_DURATION', /option "connectMs" must be a positive integer of milliseconds/));
+    expect(() => nodeHttpFetch({ http: new http.Agent(), maxSockets: 4 })).toThrow(refused('ERR_MGW_CONFLICTING_OPTIONS', /with your own "http"\/"https" agents, set them there/));
   });
 });
 

@@ -23,6 +23,7 @@ import { streamErrorFrom } from '../../lib/formats/anthropic';
 import type { UpstreamFormat } from '../../lib/billing/figures';
 import type { MessagesRequest } from '../../lib/messages/request';
 import { PROTOTYPE_NAMES } from '../helpers/prototype-names';
+import { refused } from '../helpers/config-error';
 
 
 /** An object with `name` as its own key, as JSON.parse makes it (`__proto__` included: an own key, not the prototype). */
@@ -75,7 +76,7 @@ describe.each(PROTOTYPE_NAMES.map((n) => [n]))('%s', (name) => {
   });
 
   it('an option key: unknown', () => {
-    expect(() => checkKnownOptions('f', withOwn({}, name), ['store'])).toThrow(`f: unknown option "${name}"`);
+    expect(() => checkKnownOptions('f', withOwn({}, name), ['store'])).toThrow(refused('ERR_MGW_UNKNOWN_OPTION', `f: unknown option "${name}"`));
   });
 
   it('a tool name given back: as it came', () => {

@@ -3,6 +3,7 @@ import { MemoryStore, proxyResponses, resolveOptions, responsesState, storedResp
 import { apiItemsOf, historyOf, sealedOutput, shownItem, shownResponse } from '../../lib/formats/openai-responses/history';
 import { messagesFromResponses } from '../../lib/formats/openai-responses/request';
 import type { InputItem, OutputItem, ResponsesRequest } from '../../lib/formats/openai-responses/types';
+import { refused } from '../helpers/config-error';
 
 const target = { format: 'anthropic' as const, defaultMaxTokens: 4096 };
 const translate = (input: string | InputItem[]): string => JSON.stringify(messagesFromResponses({ model: 'm', input } as ResponsesRequest, target).request);
@@ -40,6 +41,6 @@ it('the state factories take the resolved option only', () => {
   const resolved = resolveOptions({ store: new MemoryStore(), models: [{ id: 'm', capability: 'llm', upstream: anthropicAdapter({ baseURL: 'http://127.0.0.1:1' }), pricing: { input: 1 } }], responses: { store: true } }).responses;
   expect(() => responsesState({ responses: resolved })).not.toThrow();
   for (const make of [() => responsesState({ responses: { store: true } as never }), () => storedResponses({ responses: undefined as never }), () => proxyResponses({ responses: { store: true, retentionDays: 30, maxBytes: 1024 } as never })]) {
-    expect(make).toThrow(/option "responses" must be the resolved responses option/);
+    expect(make).toThrow(refused('ERR_MGW_INVALID_OPTION', /option "responses" must be the resolved responses option/));
   }
 });

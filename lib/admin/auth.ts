@@ -1,4 +1,5 @@
 /** adminAuth(): admin tokens from options, compared in constant time, failures limited per address; read-only and read-write; or a dashboard session. */
+import { GatewayConfigError } from '../config-errors';
 import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors';
@@ -22,13 +23,13 @@ export const digest = (text: string): Buffer => createHash('sha256').update(text
 
 /** Checks the tokens once: names unique, secrets at least 16 characters and unique. */
 export function checkTokens(tokens: readonly AdminToken[]): void {
-  if (!Array.isArray(tokens) || tokens.length === 0) throw new TypeError('createAdminRouter: option "tokens" must be a non-empty array of { name, token, access: "read" | "write" }.');
+  if (!Array.isArray(tokens) || tokens.length === 0) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createAdminRouter: option "tokens" must be a non-empty array of { name, token, access: "read" | "write" }.');
   const names = new Set<string>();
   const secrets = new Set<string>();
   for (const [i, t] of tokens.entries()) {
-    if (typeof t?.name !== 'string' || t.name.length === 0 || names.has(t.name)) throw new TypeError(`createAdminRouter: tokens[${i}].name must be a non-empty, unique string.`);
-    if (typeof t.token !== 'string' || t.token.length < 16 || secrets.has(t.token)) throw new TypeError(`createAdminRouter: tokens[${i}].token must be a unique secret of at least 16 characters (e.g. from openssl rand -hex 24).`);
-    if (t.access !== 'read' && t.access !== 'write') throw new TypeError(`createAdminRouter: tokens[${i}].access must be "read" or "write".`);
+    if (typeof t?.name !== 'string' || t.name.length === 0 || names.has(t.name)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `createAdminRouter: tokens[${i}].name must be a non-empty, unique string.`);
+    if (typeof t.token !== 'string' || t.token.length < 16 || secrets.has(t.token)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `createAdminRouter: tokens[${i}].token must be a unique secret of at least 16 characters (e.g. from openssl rand -hex 24).`);
+    if (t.access !== 'read' && t.access !== 'write') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `createAdminRouter: tokens[${i}].access must be "read" or "write".`);
     names.add(t.name);
     secrets.add(t.token);
   }

@@ -2,6 +2,7 @@
 import { pricesInEffect } from '../billing/pricing';
 import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
 import { fieldsOf, sameValue } from '../catalog-fields';
+import { wordingOf } from '../config-errors';
 import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog-follow';
 import { overridesFor, type AppliedOverride } from '../catalog-overrides';
 import { GatewayError } from '../errors';
@@ -74,7 +75,7 @@ export class AdminCatalog {
     try {
       createCatalog(entries);
     } catch (err) {
-      throw new GatewayError('invalid_request_error', err instanceof Error ? err.message.replace(/^option "models"/, 'models') : String(err));
+      throw new GatewayError('invalid_request_error', wordingOf(err).replace(/^option "models"/, 'models'));
     }
     if (!this.follower || !this.role) {
       live.replace(entries);

@@ -1,4 +1,5 @@
 /** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit) and its dashboard, mounted apart from the public router. */
+import { GatewayConfigError } from '../config-errors';
 import express, { type RequestHandler, type Router } from 'express';
 import { catalogReader, type ModelsOption } from '../catalog';
 import { checkKnownOptions } from '../check-options';
@@ -56,14 +57,14 @@ const ADMIN_OPTIONS = Object.keys({ store: true, tokens: true, models: true, ups
  * The dashboard (`/admin/dashboard/`) is a page over these same routes.
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
-  if (!options || typeof options !== 'object') throw new TypeError('createAdminRouter: pass an options object { store, tokens }.');
+  if (!options || typeof options !== 'object') throw new GatewayConfigError('ERR_MGW_MISSING_OPTION', 'createAdminRouter: pass an options object { store, tokens }.');
   checkKnownOptions('createAdminRouter', options, ADMIN_OPTIONS);
   const store = options.store;
   const missing = ADMIN_METHODS.filter((m) => typeof (store as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
-  if (missing.length > 0) throw new TypeError(`createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
+  if (missing.length > 0) throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', `createAdminRouter: option "store" must implement ${missing.join(', ')} (MemoryStore and PostgresStore do).`);
   if (options.models !== undefined) catalogReader(options.models); // checked now, not at the first request
   const { dashboard = true } = options;
-  if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new TypeError('createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
+  if (typeof dashboard !== 'boolean' && !(dashboard instanceof DashboardSessions)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createAdminRouter: option "dashboard" must be true, false or a DashboardSessions.');
   const currency = currencyLabel(options.currency);
   const tokens = new AdminTokens(options.tokens);
   // Sessions and the limit on failed tokens live where the store keeps them (PostgresStore: shared by every instance).

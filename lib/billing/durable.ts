@@ -1,4 +1,6 @@
 /** Retries store writes (settle, log) with backoff, so a store outage loses nothing; a write still refused after its attempts is set aside. */
+import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
+import { GatewayConfigError } from '../config-errors';
 import { withTimeout } from '../timeout';
 
 /** A write given up on: what it was for, the record, and the last error. */
@@ -54,12 +56,13 @@ export class DurableWriter {
   private readonly onSetAside: (write: SetAsideWrite) => void;
 
   constructor(private readonly options: DurableWriterOptions = {}) {
-    this.base = options.baseDelayMs ?? 50;
-    this.max = options.maxDelayMs ?? 5000;
-    this.timeout = options.attemptTimeoutMs ?? 10_000;
-    this.attempts = options.maxAttempts ?? 30;
+    const policy = withDefaults(GATEWAY_DEFAULTS.writes, options);
+    this.base = policy.baseDelayMs;
+    this.max = policy.maxDelayMs;
+    this.timeout = policy.attemptTimeoutMs;
+    this.attempts = policy.maxAttempts;
     this.onSetAside = options.onSetAside ?? reportToStderr;
-    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new TypeError('option "writes.maxAttempts" must be a positive integer.');
+    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'option "writes.maxAttempts" must be a positive integer.');
   }
 
   /** Number of writes not yet done. */

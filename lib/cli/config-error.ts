@@ -1,4 +1,5 @@
 /** A config that cannot be used, and the one style of path every config message starts with. */
+import { wordingOf } from '../config-errors';
 
 /** A config that cannot be used: the message names the value's path and the fix. */
 export class ConfigError extends Error {
@@ -21,7 +22,7 @@ export function buildAt<T>(path: string, build: () => T): T {
     return build();
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = wordingOf(err);
     throw new ConfigError(message.startsWith(`${path}[`) || message.startsWith(`${path}.`) ? message : `${path}: ${message}`);
   }
 }

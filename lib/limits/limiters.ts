@@ -1,6 +1,8 @@
 /** The counters behind each limit: in this process, or in Redis (shared by every instance). */
+import { GatewayConfigError } from '../config-errors';
+import { checkDuration } from '../duration';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { DEFAULT_LEASE_MS } from '../leases';
+import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
 import { LibraryCounter, type Counter } from './counter';
 import { WindowCounter } from './memory-counters';
 import { MemorySlots, RedisSlots, type RedisEval, type Slots } from './slots';
@@ -49,13 +51,11 @@ function isRedis(value: unknown): value is RedisEval {
  * rpm and tpm count in `windowSec` windows; concurrency counts requests in flight.
  */
 export function limiterPool(options: LimiterBackendOptions): LimiterPool {
-  const prefix = options.keyPrefix ?? 'mgw';
-  const window = options.windowSec ?? 60;
-  const slotLeaseMs = options.slotLeaseMs ?? DEFAULT_LEASE_MS;
-  if (!Number.isSafeInteger(window) || window <= 0) throw new TypeError('limits: option "windowSec" must be a positive integer of seconds.');
-  if (!Number.isSafeInteger(slotLeaseMs) || slotLeaseMs < 100) throw new TypeError('limits: option "slotLeaseMs" must be an integer of at least 100 ms.');
+  const { keyPrefix: prefix, windowSec: window, slotLeaseMs } = withDefaults(GATEWAY_DEFAULTS.limits, options);
+  checkDuration(window, 'limits: option "windowSec"', { unit: 'seconds' });
+  checkDuration(slotLeaseMs, 'limits: option "slotLeaseMs"', { min: 100 });
   const redis = options.redis;
-  if (redis !== undefined && !isRedis(redis)) throw new TypeError('limits: option "redis" must be an ioredis client, e.g. new Redis(url).');
+  if (redis !== undefined && !isRedis(redis)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'limits: option "redis" must be an ioredis client, e.g. new Redis(url).');
   const byPrefix = redis ? (redisPools.get(redis) ?? new Map<string, LimiterPool>()) : memoryPools;
   if (redis) redisPools.set(redis, byPrefix);
   const known = byPrefix.get(`${prefix}:${slotLeaseMs}`);

@@ -1,4 +1,5 @@
 /** authenticate(): finds the caller by `x-api-key` or `Authorization: Bearer`. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
@@ -49,7 +50,7 @@ const INVALID: Readonly<Record<AuthScheme, string>> = { 'x-api-key': 'invalid x-
 export function authenticate(options: AuthenticateOptions): RequestHandler {
   const store = options?.store;
   if (!store || typeof store.findCaller !== 'function') {
-    throw new TypeError('authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
+    throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
   }
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'authenticate: option "timeoutMs"');
   const unavailable = (err: unknown): GatewayError =>

@@ -1,4 +1,5 @@
 /** billingHook(): settles every request once on its confirmed usage and writes its request-log entry. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
 import { decide, logEntryOf, settlementOf } from '../billing/settle';
@@ -79,7 +80,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   };
   // The store decides the whole charge (it carries the caller's remainder); the log line takes it from there.
   const charged = (result: SettleResult): void => {
-    if (!Number.isSafeInteger(result?.charge)) throw new TypeError('store.settle() must return { applied, charge } with an integer charge');
+    if (!Number.isSafeInteger(result?.charge)) throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'store.settle() must return { applied, charge } with an integer charge');
     entry.charge = result.charge;
   };
   const write = (): unknown => {
@@ -123,10 +124,10 @@ function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved): 
 export function billingHook(options: BillingHookOptions): RequestHandler {
   const store = options?.store;
   if (!store || typeof store.settle !== 'function' || typeof store.appendLog !== 'function') {
-    throw new TypeError('billingHook: option "store" must implement settle() and appendLog() (e.g. new MemoryStore()).');
+    throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'billingHook: option "store" must implement settle() and appendLog() (e.g. new MemoryStore()).');
   }
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
-    throw new TypeError('billingHook: option "onSettled" must be a function.');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'billingHook: option "onSettled" must be a function.');
   }
   const resolved: Resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
   // One hook for every request. An upstream call still running (a stream draining, a client

@@ -1,10 +1,12 @@
 /** compatVersion(): checks the `compat-version` / `anthropic-version` header of Messages requests. */
+import { GATEWAY_DEFAULTS } from '../defaults';
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 
 /** Version dates the official SDKs send today. */
-export const DEFAULT_VERSIONS: readonly string[] = Object.freeze(['2023-01-01', '2023-06-01', '2026-10-21']);
+export const DEFAULT_VERSIONS: readonly string[] = GATEWAY_DEFAULTS.versions;
 
 /** Options of compatVersion(). */
 export interface CompatVersionOptions {
@@ -24,7 +26,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function compatVersion(options: CompatVersionOptions = {}): RequestHandler {
   const versions = Object.freeze([...(options.versions ?? DEFAULT_VERSIONS)]);
   if (versions.length === 0 || versions.some((v) => typeof v !== 'string' || !DATE.test(v))) {
-    throw new TypeError('compatVersion: option "versions" must be a non-empty list of dates like "2023-06-01".');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'compatVersion: option "versions" must be a non-empty list of dates like "2023-06-01".');
   }
   const accepted = new Set(versions);
   const list = versions.join(', ');

@@ -1,4 +1,5 @@
 /** countTokens(): answers `POST /v1/messages/count_tokens` from the upstream's own count; authenticated, limited, never billed. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { profileOf } from '../catalog';
@@ -31,8 +32,8 @@ export const COUNT_SOURCE_HEADER = 'x-token-count-source';
  * `x-token-count-source: estimate` (agents would otherwise count through billed calls).
  */
 export function countTokens({ estimator = defaultEstimator, answer = messagesAnswer }: CountTokensOptions = {}): RequestHandler {
-  if (typeof estimator !== 'function') throw new TypeError('countTokens: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
-  if (typeof answer !== 'function') throw new TypeError('countTokens: option "answer" must be a function (inputTokens) => body.');
+  if (typeof estimator !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'countTokens: option "estimator" must be a function (body) => { inputTokens, outputTokens }.');
+  if (typeof answer !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'countTokens: option "answer" must be a function (inputTokens) => body.');
   return function countTokensMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     ctx.unbilled = true;

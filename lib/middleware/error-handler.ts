@@ -1,4 +1,5 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
+import { GatewayConfigError } from '../config-errors';
 import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
 import { toGatewayError } from '../errors';
@@ -24,7 +25,7 @@ export interface ErrorHandlerOptions {
  * with a request id of its own.
  */
 export function errorHandler({ format }: ErrorHandlerOptions = {}): ErrorRequestHandler {
-  if (format !== undefined && format !== 'anthropic' && format !== 'openai') throw new TypeError('errorHandler: option "format" must be "anthropic" or "openai".');
+  if (format !== undefined && format !== 'anthropic' && format !== 'openai') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'errorHandler: option "format" must be "anthropic" or "openai".');
   return function errorHandlerMiddleware(err, _req, res, _next) {
     const error = bodyParserError(err) ?? toGatewayError(err);
     const ctx = res.locals.gateway;

@@ -1,4 +1,6 @@
 /** jsonBody(): parses JSON bodies and turns every parse failure into the standard error shape. */
+import { GATEWAY_DEFAULTS } from '../defaults';
+import { GatewayConfigError } from '../config-errors';
 import bytes from 'bytes';
 import express, { type RequestHandler } from 'express';
 import { GatewayError } from '../errors';
@@ -10,7 +12,7 @@ export interface JsonBodyOptions {
 }
 
 /** The default body limit, as the compatible vendor's. */
-export const DEFAULT_BODY_LIMIT = '32mb';
+export const DEFAULT_BODY_LIMIT = GATEWAY_DEFAULTS.bodyLimit;
 
 /**
  * The GatewayError for a body parser's failure (ours, or a host's app-wide express.json()), or
@@ -40,7 +42,7 @@ export function bodyParserError(err: unknown, limit?: number | string): GatewayE
 export function jsonBody(options: JsonBodyOptions = {}): RequestHandler {
   const limit = options.limit ?? DEFAULT_BODY_LIMIT;
   const maxBytes = bytes.parse(limit);
-  if (maxBytes === null || !Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw new TypeError('jsonBody: option "limit" must be a positive number of bytes or a string like "32mb".');
+  if (maxBytes === null || !Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'jsonBody: option "limit" must be a positive number of bytes or a string like "32mb".');
   const parse = express.json({ limit: maxBytes, strict: true, type: () => true });
   return function jsonBodyMiddleware(req, res, next) {
     // The SDKs send exactly "application/json": only other values need type-is's full parse.

@@ -1,4 +1,5 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
+import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
@@ -56,7 +57,7 @@ const PLAN_CACHE_SIZE = 10_000;
 export function limits(options: LimitsOptions = {}): RequestHandler {
   const defaults = Object.freeze({ ...options.defaults });
   for (const [key, value] of Object.entries(defaults)) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new TypeError(`limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
   }
   const pool = limiterPool(options);
   const slots: Slots = pool.slots;

@@ -1,4 +1,5 @@
 /** notFound(): 404 `not_found_error` for any path the router does not serve; methodNotAllowed(): 405 for a path it serves with other methods. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../errors';
 
@@ -16,7 +17,7 @@ export function notFound(): RequestHandler {
  * with `allow` listing the methods it takes.
  */
 export function methodNotAllowed(methods: readonly string[]): RequestHandler {
-  if (!Array.isArray(methods) || methods.length === 0) throw new TypeError('methodNotAllowed: pass the methods the path takes, e.g. ["POST"].');
+  if (!Array.isArray(methods) || methods.length === 0) throw new GatewayConfigError('ERR_MGW_MISSING_OPTION', 'methodNotAllowed: pass the methods the path takes, e.g. ["POST"].');
   const allow = methods.join(', ');
   return function methodNotAllowedMiddleware(req, res, next) {
     res.setHeader('allow', allow);

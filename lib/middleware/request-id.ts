@@ -1,4 +1,5 @@
 /** requestId(): gives every request its own id, a `request-id` header and its typed context. */
+import { GatewayConfigError } from '../config-errors';
 import type { Request, RequestHandler } from 'express';
 import { createContext, responseClosed } from '../context';
 import { randomHex } from '../random-id';
@@ -32,8 +33,8 @@ export function requestId(options: RequestIdOptions = {}): RequestHandler {
   const header = options.header ?? 'request-id';
   const label = options.endpoint ?? defaultEndpoint;
   const format = options.format ?? 'anthropic';
-  if (format !== 'anthropic' && format !== 'openai') throw new TypeError('requestId: option "format" must be "anthropic" or "openai".');
-  if (typeof header !== 'string' || header.length === 0) throw new TypeError('requestId: option "header" must be a non-empty string.');
+  if (format !== 'anthropic' && format !== 'openai') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'requestId: option "format" must be "anthropic" or "openai".');
+  if (typeof header !== 'string' || header.length === 0) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'requestId: option "header" must be a non-empty string.');
   return function requestIdMiddleware(req, res, next) {
     if (!res.locals.gateway) {
       const ctx = createContext(newRequestId(), typeof label === 'string' ? label : label(req), format);

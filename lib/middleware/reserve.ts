@@ -1,4 +1,5 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
+import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
@@ -8,6 +9,7 @@ import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
+import { checkDuration } from '../duration';
 import { checkTimeout } from '../timeout';
 
 /** Options of reserve(). */
@@ -49,11 +51,11 @@ export interface ReserveMiddleware extends RequestHandler {
 export function reserve(options: ReserveOptions): ReserveMiddleware {
   const store = options?.store;
   if (!store || typeof store.reserve !== 'function') {
-    throw new TypeError('reserve: option "store" must implement reserve() (e.g. new MemoryStore()).');
+    throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'reserve: option "store" must implement reserve() (e.g. new MemoryStore()).');
   }
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) throw new TypeError('reserve: option "leaseMs" must be an integer of at least 100 ms.');
-  if (typeof store.renewHolds !== 'function') throw new TypeError('reserve: option "store" must implement renewHolds(instanceId, expiresAt) (see "Writing your own store").');
+  checkDuration(leaseMs, 'reserve: option "leaseMs"', { min: 100 });
+  if (typeof store.renewHolds !== 'function') throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'reserve: option "store" must implement renewHolds(instanceId, expiresAt) (see "Writing your own store").');
   const leases = new HoldLeases(leaseMs, (instanceId, until) => store.renewHolds(instanceId, until), options.onError);
   const estimator = options.estimator ?? defaultEstimator;
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');

@@ -1,4 +1,5 @@
 /** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { allowed, catalogReader, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
@@ -27,7 +28,7 @@ const MAX_MODEL_NAME = 256;
 export function resolveModel(options: ResolveModelOptions): RequestHandler {
   const catalogNow = catalogReader(options?.models);
   const { capability } = options;
-  if (capability !== 'llm' && capability !== 'rerank') throw new TypeError('resolveModel: option "capability" must be "llm" or "rerank".');
+  if (capability !== 'llm' && capability !== 'rerank') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'resolveModel: option "capability" must be "llm" or "rerank".');
   return function resolveModelMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     const asked = (req.body as { model?: unknown } | null | undefined)?.model;

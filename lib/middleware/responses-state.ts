@@ -1,4 +1,5 @@
 /** responsesState(): a Responses request's stored state: the history it chains from (`previous_response_id`), and whether its own response is to be stored. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
@@ -46,7 +47,7 @@ export function checkResolvedResponses(value: unknown, who: string): ResolvedRes
   const r = value as Partial<ResolvedResponses> | null | undefined;
   const storeOk = r?.store === undefined || typeof r.store?.putResponse === 'function';
   if (typeof r !== 'object' || r === null || !storeOk || !Number.isSafeInteger(r.retentionDays) || !Number.isSafeInteger(r.maxBytes)) {
-    throw new TypeError(`${who}: option "responses" must be the resolved responses option (resolveOptions(options).responses), not the option itself.`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `${who}: option "responses" must be the resolved responses option (resolveOptions(options).responses), not the option itself.`);
   }
   return r as ResolvedResponses;
 }

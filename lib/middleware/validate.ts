@@ -1,4 +1,5 @@
 /** validate(kind): checks a Messages, chat or Rerank body against its model's profile, its schemas compiled once. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type ModelProfile, type ModelsOption } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
@@ -45,10 +46,10 @@ const SWITCH = '; an operator accepts it by marking the model agentReady: true';
  * Records `stream` and the caller's user tag in the context.
  */
 export function validate(kind: BodyKind, options: ValidateOptions = {}): RequestHandler {
-  if (!KINDS.includes(kind)) throw new TypeError(`validate: kind must be one of ${KINDS.map((k) => `"${k}"`).join(', ')}.`);
+  if (!KINDS.includes(kind)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `validate: kind must be one of ${KINDS.map((k) => `"${k}"`).join(', ')}.`);
   const bounds = Object.freeze({ ...DEFAULT_RERANK_BOUNDS, ...options.rerank });
   for (const [key, value] of Object.entries(bounds)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new TypeError(`validate: option "rerank.${key}" must be a positive integer.`);
+    if (!Number.isSafeInteger(value) || value <= 0) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `validate: option "rerank.${key}" must be a positive integer.`);
   }
   const schemas = { messages: messagesSchema, chat: chatSchema, count_tokens: countTokensSchema } as const;
   const check = compileSchema<Record<string, unknown>>(kind === 'rerank' ? rerankSchema(bounds) : schemas[kind]);

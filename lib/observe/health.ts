@@ -1,4 +1,6 @@
 /** Liveness and readiness handlers: the process answers; the store, Redis and the router can serve. Never calls an upstream model. */
+import { GatewayConfigError } from '../config-errors';
+import { checkDuration } from '../duration';
 import type { RequestHandler } from 'express';
 import { withTimeout } from '../timeout';
 import { VERSION } from '../version';
@@ -29,8 +31,8 @@ type Check = 'ok' | 'unavailable' | 'draining';
  * `draining`); a failure's cause is never sent.
  */
 export function health({ store, redis, router, timeoutMs = 2000 }: HealthOptions = {}): HealthHandlers {
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new TypeError('health: option "timeoutMs" must be a positive integer.');
-  if (store !== undefined && typeof store.ready !== 'function') throw new TypeError('health: option "store" must have a ready() method (PostgresStore and MemoryStore do).');
+  checkDuration(timeoutMs, 'health: option "timeoutMs"');
+  if (store !== undefined && typeof store.ready !== 'function') throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'health: option "store" must have a ready() method (PostgresStore and MemoryStore do).');
   const probe = async (run: () => unknown, what: string): Promise<Check> => {
     try {
       await withTimeout(Promise.resolve().then(run), timeoutMs, what);

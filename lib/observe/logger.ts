@@ -1,4 +1,5 @@
 /** Structured logs through a pino-compatible logger: one line per finished request, failures with their cause. */
+import { GatewayConfigError } from '../config-errors';
 import type { RequestLogEntry } from '../stores/types';
 import type { GatewayObserver } from './observer';
 
@@ -27,7 +28,7 @@ const causeOf = (err: unknown): string => (err instanceof Error ? `${err.name}: 
  */
 export function loggingObserver(logger: LoggerLike): GatewayObserver {
   for (const level of ['info', 'warn', 'error'] as const) {
-    if (typeof logger?.[level] !== 'function') throw new TypeError(`option "logger" must be a pino-compatible logger with ${level}(fields, message) (e.g. pino()).`);
+    if (typeof logger?.[level] !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `option "logger" must be a pino-compatible logger with ${level}(fields, message) (e.g. pino()).`);
   }
   return {
     requestFinished(entry) {

@@ -1,4 +1,5 @@
 /** Prometheus metrics (prom-client): the OpenTelemetry GenAI names, and the gateway's own. */
+import { GatewayConfigError } from '../config-errors';
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -38,7 +39,7 @@ const GEN_AI = ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request
 
 /** Creates the metrics; pass them to createGatewayRouter({ metrics }) and mount `handler()`. */
 export function createMetrics({ registry = new Registry(), callerLabel = 'none' }: MetricsOptions = {}): GatewayMetrics {
-  if (callerLabel !== 'none' && callerLabel !== 'hashed') throw new TypeError('createMetrics: option "callerLabel" must be "none" or "hashed".');
+  if (callerLabel !== 'none' && callerLabel !== 'hashed') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createMetrics: option "callerLabel" must be "none" or "hashed".');
   const registers = [registry];
   const byCaller = callerLabel === 'hashed' ? ['caller'] as const : [];
   const duration = new Histogram({ name: 'gen_ai_server_request_duration_seconds', help: 'GenAI server request duration (gen_ai.server.request.duration).', labelNames: GEN_AI, buckets: DURATION_BUCKETS, registers });

@@ -3,6 +3,7 @@
  * of (or beside) Prometheus. Pass `metrics.getMeter('model-gateway')` from `@opentelemetry/api`:
  * without an SDK installed it is the API's no-op meter and records nothing.
  */
+import { GatewayConfigError } from '../config-errors';
 import { FIGURE_NAMES, tokensOf, USAGE_FIGURES } from '../billing/figures';
 import { ownEntry } from '../own';
 import type { RequestLogEntry } from '../stores/types';
@@ -24,7 +25,7 @@ export interface MeterLike {
 /** An observer recording the GenAI conventions' instruments and the gateway's request and charge counters on `meter`. */
 export function otelObserver(meter: MeterLike): GatewayObserver {
   if (typeof meter?.createHistogram !== 'function' || typeof meter?.createCounter !== 'function') {
-    throw new TypeError('otelObserver: pass an OpenTelemetry Meter (e.g. metrics.getMeter("model-gateway") from @opentelemetry/api).');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'otelObserver: pass an OpenTelemetry Meter (e.g. metrics.getMeter("model-gateway") from @opentelemetry/api).');
   }
   const duration = meter.createHistogram('gen_ai.server.request.duration', { description: 'GenAI server request duration.', unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
   const ttft = meter.createHistogram('gen_ai.server.time_to_first_token', { description: 'Time to the first streamed byte.', unit: 's', advice: { explicitBucketBoundaries: TTFT_BUCKETS } });

@@ -1,4 +1,5 @@
 /** JSON Schema of a rerank request, built from its configurable bounds. */
+import { GATEWAY_DEFAULTS } from '../defaults';
 
 /** Bounds of rerank requests. */
 export interface RerankBounds {
@@ -11,11 +12,7 @@ export interface RerankBounds {
 }
 
 /** Defaults of RerankBounds. */
-export const DEFAULT_RERANK_BOUNDS: Readonly<Required<RerankBounds>> = Object.freeze({
-  maxDocuments: 1000,
-  maxDocumentChars: 100_000,
-  maxQueryChars: 10_000,
-});
+export const DEFAULT_RERANK_BOUNDS: Readonly<Required<RerankBounds>> = GATEWAY_DEFAULTS.rerank;
 
 /** Rerank request schema for the given bounds. */
 export function rerankSchema(bounds: Required<RerankBounds>): object {

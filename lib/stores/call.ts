@@ -1,9 +1,10 @@
 /** Calls a store method that may answer at once or with a promise, bounded in time. */
+import { GATEWAY_DEFAULTS } from '../defaults';
 import { withTimeout } from '../timeout';
 import type { Awaitable } from './types';
 
 /** Longest wait for a store call on the request path, in ms. */
-export const DEFAULT_STORE_TIMEOUT_MS = 5000;
+export const DEFAULT_STORE_TIMEOUT_MS = GATEWAY_DEFAULTS.storeTimeoutMs;
 
 /**
  * Runs `call` and hands its answer to `done`, or what it threw, rejected or a timeout to

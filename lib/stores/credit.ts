@@ -1,4 +1,5 @@
 /** Credits and debits a host makes: checked once, idempotent by key on every store. */
+import { GatewayConfigError } from '../config-errors';
 import { GatewayError } from '../errors';
 
 /**
@@ -26,12 +27,12 @@ export interface CreditResult {
 /** Checks a credit's fields; throws a TypeError that names the field. Returns the change without `createAccount`. */
 export function checkCredit(credit: Credit, store: string): Omit<CreditResult, 'applied'> {
   const { callerId, amount, idempotencyKey, createAccount } = credit ?? ({} as Credit);
-  if (typeof callerId !== 'string' || callerId.length === 0) throw new TypeError(`${store}.credit: callerId must be a non-empty string.`);
-  if (!Number.isSafeInteger(amount) || amount === 0) throw new TypeError(`${store}.credit: amount must be a non-zero integer of minor units (negative for a debit).`);
+  if (typeof callerId !== 'string' || callerId.length === 0) throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `${store}.credit: callerId must be a non-empty string.`);
+  if (!Number.isSafeInteger(amount) || amount === 0) throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `${store}.credit: amount must be a non-zero integer of minor units (negative for a debit).`);
   if (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 255) {
-    throw new TypeError(`${store}.credit: idempotencyKey must be a string of 1 to 255 characters (the same key never moves money twice).`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `${store}.credit: idempotencyKey must be a string of 1 to 255 characters (the same key never moves money twice).`);
   }
-  if (createAccount !== undefined && typeof createAccount !== 'boolean') throw new TypeError(`${store}.credit: createAccount must be a boolean.`);
+  if (createAccount !== undefined && typeof createAccount !== 'boolean') throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `${store}.credit: createAccount must be a boolean.`);
   return { callerId, amount, idempotencyKey };
 }
 
@@ -42,7 +43,7 @@ export const noAccountError = (callerId: string, open = 'credit it with createAc
 /** Refuses the `balance` field addKey() once took: money moves only through an idempotent credit. */
 export function checkProvision(caller: object, store: string): void {
   if (caller && 'balance' in caller) {
-    throw new TypeError(`${store}.addKey: "balance" is not taken (provisioning never moves money); call credit({ callerId, amount, idempotencyKey }) once instead.`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `${store}.addKey: "balance" is not taken (provisioning never moves money); call credit({ callerId, amount, idempotencyKey }) once instead.`);
   }
 }
 

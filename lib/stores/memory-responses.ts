@@ -1,4 +1,5 @@
 /** MemoryStore's stored responses: JSON texts by id, kept to a count and a total size (oldest dropped first) and until they expire. */
+import { GatewayConfigError } from '../config-errors';
 import { trimBounded } from './bounded';
 import type { InputItemsPage, InputItemsQuery, NewResponse, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse } from './responses';
 import { checkItemsQuery, checkRecord, encodeRecord, isResponseId, noteOf, unknownCursor, windowOf, type EncodedResponse } from './responses-rules';
@@ -34,7 +35,7 @@ export class MemoryResponses implements ResponseStore {
   private readonly maxBytes: number;
 
   constructor(private readonly maxRecords: number, maxBytes = DEFAULT_MAX_BYTES) {
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new TypeError('MemoryStore: option "maxResponseBytes" must be a positive integer of bytes.');
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'MemoryStore: option "maxResponseBytes" must be a positive integer of bytes.');
     this.maxBytes = maxBytes;
   }
 

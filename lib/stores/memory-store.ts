@@ -1,4 +1,5 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
+import { GatewayConfigError } from '../config-errors';
 import { carryCharge } from '../billing/money';
 import type { Caller } from '../types';
 import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
@@ -66,7 +67,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxRecords = options.maxRecords ?? 10_000;
-    if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new TypeError('MemoryStore: option "maxRecords" must be a positive integer.');
+    if (!Number.isSafeInteger(this.maxRecords) || this.maxRecords < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'MemoryStore: option "maxRecords" must be a positive integer.');
     this.responses = new MemoryResponses(this.maxRecords, options.maxResponseBytes);
     this.reviewBook = new MemoryReviews(this.maxRecords, (requestId) => this.log.findLast((e) => e.requestId === requestId));
   }

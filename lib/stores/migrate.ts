@@ -1,4 +1,5 @@
 /** migrate(): applies the shipped SQL files in order, once, under an advisory lock (safe from several instances). */
+import { GatewayConfigError } from '../config-errors';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -34,7 +35,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Checks a schema name: lower-case SQL identifier. */
 export function checkSchemaName(schema: string): string {
-  if (!IDENTIFIER.test(schema)) throw new TypeError(`PostgresStore: option "schema" must be a lower-case SQL identifier like "model_gateway" (got ${JSON.stringify(schema)}).`);
+  if (!IDENTIFIER.test(schema)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `PostgresStore: option "schema" must be a lower-case SQL identifier like "model_gateway" (got ${JSON.stringify(schema)}).`);
   return schema;
 }
 

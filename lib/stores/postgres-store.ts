@@ -1,4 +1,5 @@
 /** PostgresStore: the GatewayStore for several instances over one PostgreSQL (pg client). */
+import { GatewayConfigError } from '../config-errors';
 import type { Caller } from '../types';
 import { Batcher } from './batcher';
 import { hashKey } from './hash';
@@ -72,7 +73,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
 
   constructor(options: PostgresStoreOptions) {
     if (!options?.pool || typeof options.pool.query !== 'function') {
-      throw new TypeError('PostgresStore: option "pool" must be a pg Pool, e.g. new Pool({ connectionString }).');
+      throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'PostgresStore: option "pool" must be a pg Pool, e.g. new Pool({ connectionString }).');
     }
     this.pool = options.pool;
     this.schema = checkSchemaName(options.schema ?? 'model_gateway');

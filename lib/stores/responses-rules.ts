@@ -1,4 +1,5 @@
 /** The rules both response stores share: what a record must hold, its JSON and size, item ids, and the input-item page window. */
+import { GatewayConfigError } from '../config-errors';
 import { GatewayError } from '../errors';
 import { randomHex } from '../random-id';
 import type { InputItemsQuery, NewResponse, PutResult, ResponseNote } from './responses';
@@ -17,7 +18,7 @@ const PREFIX: Readonly<Record<string, string>> = {
   message: 'msg', function_call: 'fc', function_call_output: 'fco', custom_tool_call: 'ctc', custom_tool_call_output: 'ctco', reasoning: 'rs',
 };
 
-const fail = (field: string, what: string): never => { throw new TypeError(`ResponseStore.putResponse: ${field} ${what}`); };
+const fail = (field: string, what: string): never => { throw new GatewayConfigError('ERR_MGW_INVALID_ARGUMENT', `ResponseStore.putResponse: ${field} ${what}`); };
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown, field: string): void => { if (typeof v !== 'string' || v.length === 0 || v.includes('\u0000')) fail(field, 'must be a non-empty string without NUL'); };
 const textOrNull = (v: unknown, field: string): void => { if (v !== null) text(v, field); };

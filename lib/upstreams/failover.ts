@@ -1,4 +1,5 @@
 /** failover(): one adapter over several upstreams, with retries before the first byte and a cool-down for failing ones. */
+import { GatewayConfigError } from '../config-errors';
 import type { UpstreamFormat } from '../billing/figures';
 import { GatewayError, toGatewayError } from '../errors';
 import type { RerankRequest, RerankResult } from '../types';
@@ -54,9 +55,9 @@ function plan<T extends Adapter>(list: readonly T[], options: FailoverOptions) {
   const maxWait = options.maxRetryAfterMs ?? 2000;
   const threshold = options.failureThreshold ?? 3;
   const cooldown = options.cooldownMs ?? 30_000;
-  if (list.length === 0) throw new TypeError('failover: pass at least one adapter.');
-  if (new Set(list.map((a) => a.kind)).size !== 1) throw new TypeError('failover: all adapters must be of one kind (messages or rerank).');
-  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new TypeError('failover: option "attempts" must be a positive integer.');
+  if (list.length === 0) throw new GatewayConfigError('ERR_MGW_MISSING_OPTION', 'failover: pass at least one adapter.');
+  if (new Set(list.map((a) => a.kind)).size !== 1) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'failover: all adapters must be of one kind (messages or rerank).');
+  if (!Number.isSafeInteger(attempts) || attempts < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'failover: option "attempts" must be a positive integer.');
   const health = new Map<T, Health>(list.map((a) => [a, { failures: 0, downUntil: 0 }]));
   /** Healthy upstreams in their order; if none, the one back soonest (a trial). */
   const pick = (tried: number): T => {

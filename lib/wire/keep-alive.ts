@@ -1,15 +1,14 @@
 /** Keep-alive frames on a quiet stream, so proxies and clients do not cut a long upstream silence. */
+import { GATEWAY_DEFAULTS } from '../defaults';
+import { checkDuration } from '../duration';
 
 /** Longest silence on a client stream before a keep-alive frame, in ms. */
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_KEEP_ALIVE_MS = GATEWAY_DEFAULTS.keepAliveMs;
 
 /** Checks a `keepAliveMs` option once, naming the fix. */
 export function checkKeepAliveMs(value: unknown, where: string): number {
   if (value === undefined) return DEFAULT_KEEP_ALIVE_MS;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
-    throw new TypeError(`${where}: option "keepAliveMs" must be a positive integer of milliseconds (default ${DEFAULT_KEEP_ALIVE_MS}), e.g. keepAliveMs: 15000.`);
-  }
-  return value;
+  return checkDuration(value, `${where}: option "keepAliveMs"`, { hint: `(default ${DEFAULT_KEEP_ALIVE_MS}), e.g. keepAliveMs: 15000` });
 }
 
 /**

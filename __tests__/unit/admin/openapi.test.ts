@@ -1,7 +1,7 @@
 /** The OpenAPI document is built from the route table (every row documented, nothing else), the shared shapes are the same objects everywhere, and the bodies docs/admin.md shows are what the routes take. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { adminOpenApi } from '../../../lib';
+import { adminOpenApi } from '../../../lib/admin/openapi';
 import { bodyReader } from '../../../lib/admin/inputs';
 import { ADMIN_ROUTES } from '../../../lib/admin/routes';
 import { configSchema } from '../../../lib/cli/config-schema';

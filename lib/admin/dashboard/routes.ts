@@ -1,4 +1,5 @@
 /** dashboardRoutes(): the dashboard's page, files, sign-in and sign-out; sessionAuth(): a session as adminAuth's second way in. */
+import { GatewayConfigError } from '../../config-errors';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { GatewayError } from '../../errors';
 import { sendJson } from '../../wire/send-json';
@@ -29,7 +30,7 @@ const DEFAULT_CURRENCY = 'minor units';
 /** The `currency` option, checked: a short label of printable characters (it is shown as text, never as HTML). */
 export function currencyLabel(label: unknown = DEFAULT_CURRENCY): string {
   if (typeof label !== 'string' || label.trim().length === 0 || label.length > 40 || /\p{Cc}/u.test(label)) {
-    throw new TypeError('createAdminRouter: option "currency" must be a label of 1 to 40 printable characters, e.g. "USD cents".');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createAdminRouter: option "currency" must be a label of 1 to 40 printable characters, e.g. "USD cents".');
   }
   return label.trim();
 }

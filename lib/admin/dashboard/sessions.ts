@@ -1,4 +1,6 @@
 /** DashboardSessions: the dashboard's sign-ins, each ending at its expiry, when idle or at sign-out; kept by the store when it can (every instance shares them). */
+import { GatewayConfigError } from '../../config-errors';
+import { checkDuration } from '../../duration';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { dashboardSessionsOf, type DashboardSessionStore } from '../../stores/dashboard-sessions';
 import { MemorySessions } from '../../stores/memory-sessions';
@@ -38,7 +40,7 @@ const tokenCheckOf = (tokenDigest: Buffer, id: string): string => sha256(Buffer.
 /** The CSRF token: derived from the cookie value (so any instance can show it, and no store holds it). */
 const csrfOf = (id: string): string => sha256(`mgw-csrf:${id}`).toString('base64url');
 const positive = (name: string, value: number): number => {
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`DashboardSessions: option "${name}" must be a positive integer.`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `DashboardSessions: option "${name}" must be a positive integer.`);
   return value;
 };
 
@@ -55,8 +57,8 @@ export class DashboardSessions {
   private readonly kept: DashboardSessionStore;
 
   constructor(options: DashboardSessionOptions = {}, private readonly now: () => number = Date.now) {
-    this.ttlMs = positive('ttlMs', options.ttlMs ?? 8 * 3600_000);
-    this.idleMs = positive('idleMs', options.idleMs ?? 30 * 60_000);
+    this.ttlMs = checkDuration(options.ttlMs ?? 8 * 3600_000, 'DashboardSessions: option "ttlMs"');
+    this.idleMs = checkDuration(options.idleMs ?? 30 * 60_000, 'DashboardSessions: option "idleMs"');
     this.maxSessions = positive('maxSessions', options.maxSessions ?? 1000);
     const maxFailures = positive('maxFailures', options.maxFailures ?? DEFAULT_MAX_FAILURES);
     this.kept = dashboardSessionsOf(options.store) ?? new MemorySessions();

@@ -1,4 +1,6 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
+import { GatewayConfigError } from '../../config-errors';
+import { checkDuration } from '../../duration';
 import http from 'node:http';
 import https from 'node:https';
 import { ownEntry } from '../../own';
@@ -26,11 +28,11 @@ export interface NodeHttpFetchOptions {
 export function nodeHttpFetch(options: NodeHttpFetchOptions = {}): FetchLike {
   const { maxSockets, connectMs = DEFAULT_TIMEOUTS.connectMs } = options;
   if (maxSockets !== undefined && (!Number.isSafeInteger(maxSockets) || maxSockets <= 0)) {
-    throw new TypeError('nodeHttpFetch: option "maxSockets" must be a positive integer (leave it out for no cap).');
+    throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'nodeHttpFetch: option "maxSockets" must be a positive integer (leave it out for no cap).');
   }
-  if (!Number.isSafeInteger(connectMs) || connectMs <= 0) throw new TypeError('nodeHttpFetch: option "connectMs" must be a positive integer of milliseconds.');
+  checkDuration(connectMs, 'nodeHttpFetch: option "connectMs"');
   if ((options.http || options.https) && (options.maxSockets !== undefined || options.connectMs !== undefined)) {
-    throw new TypeError('nodeHttpFetch: options "maxSockets" and "connectMs" shape the default agents; with your own "http"/"https" agents, set them there.');
+    throw new GatewayConfigError('ERR_MGW_CONFLICTING_OPTIONS', 'nodeHttpFetch: options "maxSockets" and "connectMs" shape the default agents; with your own "http"/"https" agents, set them there.');
   }
   const defaults = createAgents(connectMs, maxSockets);
   const plain = options.http ?? defaults.http;

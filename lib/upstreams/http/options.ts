@@ -1,4 +1,7 @@
 /** Adapter HTTP options checked once at construction: defaults, timeouts, the client and its agents. */
+import { ADAPTER_DEFAULTS } from '../../defaults';
+import { GatewayConfigError } from '../../config-errors';
+import { checkDuration } from '../../duration';
 import nodeFetch from 'node-fetch';
 import { checkKnownOptions } from '../../check-options';
 import { createAgents } from './agent';
@@ -6,14 +9,10 @@ import { redactor } from './redact';
 import type { FetchLike, HttpAdapterOptions, UpstreamTimeouts } from '../types';
 
 /** Defaults of UpstreamTimeouts. */
-export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = Object.freeze({
-  connectMs: 10_000,
-  firstByteMs: 600_000,
-  idleMs: 60_000,
-});
+export const DEFAULT_TIMEOUTS: Readonly<Required<UpstreamTimeouts>> = ADAPTER_DEFAULTS.timeouts;
 
 /** Default largest upstream JSON body read, in bytes. */
-export const MAX_UPSTREAM_BODY_BYTES = 32 * 1024 * 1024;
+export const MAX_UPSTREAM_BODY_BYTES = ADAPTER_DEFAULTS.maxResponseBytes;
 
 /** HttpAdapterOptions resolved once at construction. */
 export interface ResolvedHttp {
@@ -65,17 +64,13 @@ export function resolveHttp(
 ): ResolvedHttp {
   if (options && typeof options === 'object') checkKnownOptions(`${defaultName} adapter`, options, [...HTTP_OPTIONS, ...own]);
   if (typeof options?.baseURL !== 'string' || !/^https?:\/\//.test(options.baseURL)) {
-    throw new TypeError(`${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `${defaultName} adapter: option "baseURL" must be an http(s) URL, e.g. "https://api.example.com".`);
   }
   const timeouts = Object.freeze({ ...DEFAULT_TIMEOUTS, ...options.timeouts });
-  for (const [key, value] of Object.entries(timeouts)) {
-    if (!Number.isInteger(value) || value <= 0) {
-      throw new TypeError(`${defaultName} adapter: option "timeouts.${key}" must be a positive integer of milliseconds.`);
-    }
-  }
+  for (const [key, value] of Object.entries(timeouts)) checkDuration(value, `${defaultName} adapter: option "timeouts.${key}"`);
   const maxResponseBytes = options.maxResponseBytes ?? MAX_UPSTREAM_BODY_BYTES;
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-    throw new TypeError(`${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
+    throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `${defaultName} adapter: option "maxResponseBytes" must be a positive integer.`);
   }
   const agents = createAgents(timeouts.connectMs);
   const agent = (url: URL): unknown => (url.protocol === 'https:' ? agents.https : agents.http);

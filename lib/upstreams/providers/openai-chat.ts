@@ -1,4 +1,5 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
+import { GatewayConfigError } from '../../config-errors';
 import type { GatewayError } from '../../errors';
 import { randomHex } from '../../random-id';
 import type { StreamEvent } from '../../messages/events';
@@ -32,7 +33,7 @@ export function openaiChatAdapter(options: OpenAIChatAdapterOptions): MessagesAd
   const http = resolveHttp(options, 'openai', (key) => ({ authorization: `Bearer ${key}` }), ['maxTokensField', 'path']);
   const field = options.maxTokensField ?? 'max_tokens';
   if (field !== 'max_tokens' && field !== 'max_completion_tokens') {
-    throw new TypeError('openai adapter: option "maxTokensField" must be "max_tokens" or "max_completion_tokens".');
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'openai adapter: option "maxTokensField" must be "max_tokens" or "max_completion_tokens".');
   }
   const path = options.path ?? '/v1/chat/completions';
 

@@ -1,4 +1,5 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
+import { GatewayConfigError } from '../../config-errors';
 import type { RerankRequest } from '../../types';
 import { baseVersion } from '../http/options';
 import { reportedFigure as count } from '../../billing/reported-figure';
@@ -23,9 +24,9 @@ export interface CohereAdapterOptions extends HttpAdapterOptions {
 export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
   const inBase = typeof options?.baseURL === 'string' ? baseVersion(options.baseURL) : undefined;
   const version = options?.apiVersion ?? (inBase === 'v1' ? 'v1' : 'v2');
-  if (version !== 'v1' && version !== 'v2') throw new TypeError('cohere adapter: option "apiVersion" must be "v1" or "v2".');
+  if (version !== 'v1' && version !== 'v2') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'cohere adapter: option "apiVersion" must be "v1" or "v2".');
   if (inBase !== undefined && inBase !== version) {
-    throw new TypeError(`cohere adapter: option "baseURL" ends in /${inBase} but "apiVersion" is "${version}"; drop the version from baseURL or make them agree.`);
+    throw new GatewayConfigError('ERR_MGW_CONFLICTING_OPTIONS', `cohere adapter: option "baseURL" ends in /${inBase} but "apiVersion" is "${version}"; drop the version from baseURL or make them agree.`);
   }
   return createRerankAdapter(options, {
     name: 'cohere', path: `/${version}/rerank`, auth: bearer,
