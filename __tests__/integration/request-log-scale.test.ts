@@ -6,6 +6,7 @@ import { createGatewayRouter, migrate, PostgresStore, type RequestLogEntry, type
 import { anthropicAdapter } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { pgPool, pgStore, uniqueSchema } from '../helpers/services';
+import { refused } from '../helpers/config-error';
 
 const DAY = 86_400_000;
 const entry = (requestId: string, startedAt: number, status = 200): RequestLogEntry => ({
@@ -52,7 +53,7 @@ it('partitions the log by day; retention run by three instances at once drops th
     await made.store.appendLog(entry('req_swept', now - 4000));
     await made.store.appendLog(entry('req_swept', now - 3000));
     expect((await made.store.listRequests({ requestId: 'req_swept' })).items.map((e) => [e.status, e.startedAt])).toEqual([[200, now - 4000]]);
-    expect(() => new PostgresStore({ pool: made.pool, schema: made.schema, requestLogRetentionDays: 0 })).toThrow(/requestLogRetentionDays/);
+    expect(() => new PostgresStore({ pool: made.pool, schema: made.schema, requestLogRetentionDays: 0 })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /requestLogRetentionDays/));
     for (const s of stores) s.close();
   } finally {
     await made.drop();

@@ -6,7 +6,8 @@
  * the usage the upstream confirmed; the log line says the request chained, from which response, and how it went up.
  */
 import OpenAI from 'openai';
-import { costOf, failover, MemoryStore, openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
+import { failover, MemoryStore, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { message, reasoning, responsesUsage, startResponsesFake, type ResponsesFake, type ResponsesTurn } from '../helpers/fake-responses';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
 

@@ -7,7 +7,8 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { costOf, openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
+import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { SAFE_MESSAGES } from '../../lib/errors';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
 import { message, responsesUsage, startResponsesFake, UPSTREAM_WORDS, type ResponsesFake, type StreamFault } from '../helpers/fake-responses';

@@ -5,7 +5,8 @@
  * gateway's own (another family's) never goes up. The openai SDK is the client; the fake speaks the Responses wire.
  */
 import OpenAI from 'openai';
-import { costOf, openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
+import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { functionCall, message, reasoning, responsesUsage, startResponsesFake, type ResponsesFake, type ResponsesTurn } from '../helpers/fake-responses';
 import { UPSTREAM_KEY } from '../helpers/fake-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';

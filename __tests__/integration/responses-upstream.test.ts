@@ -7,7 +7,8 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { costOf, openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { costOf } from '../../lib/billing/pricing';
+import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { functionCall, message, reasoning, responsesUsage, startResponsesFake, type ResponsesFake, type ResponsesTurn } from '../helpers/fake-responses';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
 import { chatViolations, messagesViolations, parseFrames } from '../helpers/stream-grammar';

@@ -85,10 +85,10 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     this.pool.on?.('error', this.onError);
     this.responses = new PostgresResponses(this.pool, this.schema);
     const sink = options.requestLog ?? postgresLog(this.pool, this.schema);
-    if (typeof sink?.write !== 'function') throw new TypeError('PostgresStore: option "requestLog" must have write(entries) (a RequestLogSink).');
+    if (typeof sink?.write !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'PostgresStore: option "requestLog" must have write(entries) (a RequestLogSink).');
     this.logs = new Batcher<RequestLogEntry, void>(async (list) => { await sink.write(list); return list.map(() => undefined); });
     const days = options.requestLogRetentionDays;
-    if (days !== undefined && (!Number.isSafeInteger(days) || days < 1)) throw new TypeError('PostgresStore: option "requestLogRetentionDays" must be a whole number of days, at least 1.');
+    if (days !== undefined && (!Number.isSafeInteger(days) || days < 1)) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'PostgresStore: option "requestLogRetentionDays" must be a whole number of days, at least 1.');
     this.retentionDays = days;
     const every = options.sweepIntervalMs ?? 15_000;
     if (every > 0) {
