@@ -3,6 +3,7 @@ import express from 'express';
 import type http from 'node:http';
 import nodeFetch from 'node-fetch';
 import type * as Library from '../lib';
+import { streamModels } from './streams';
 
 /** (c) Express that parses the JSON and forwards it with the gateway's HTTP client (node-fetch 2, keep-alive `agent`). */
 export function expressApp(upstream: string, agent: http.Agent): express.Express {
@@ -30,5 +31,6 @@ export function benchModels(lib: typeof Library, upstream: string): Library.Mode
     { id: 'agent', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
     { id: 'agent-gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
     { id: 'rerank', capability: 'rerank', upstream: lib.cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
+    ...streamModels(lib, upstream, PRICE), // the long agent streams and the Codex body (bench/streams.ts)
   ];
 }

@@ -11,6 +11,7 @@ import { memoryPerOpenStream, sequentialTime } from './latency';
 import { measure, middle, summarise, type Cell, type Load, type Proc, type Row } from './measure';
 import { profileDiff } from './profile';
 import { stageTable } from './stages';
+import { STREAM_SCENARIOS } from './streams';
 import { measureValidation } from './validation';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -84,6 +85,7 @@ const ALL_SCENARIOS: Scenario[] = [
   same('Claude Code 90 KB over OpenAI-format SSE', '/v1/messages?beta=true', claudeCodeBody('agent-gpt'), CLAUDE_CODE_HEADERS),
   same('Chat completions JSON', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, messages: msg }),
   same('Chat completions SSE', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }),
+  ...STREAM_SCENARIOS, // the long agent streams and the Codex body (bench/streams.ts)
 ];
 /** BENCH_SCENARIOS="Anthropic JSON,Rerank" keeps the scenarios whose names start so (load runs only). */
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((x) => x.trim()).filter(Boolean);
