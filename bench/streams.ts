@@ -33,18 +33,18 @@ const codex = (model: string, stream: boolean): Record<string, unknown> => ({ ..
  * Codex body forwarded to a Responses upstream that answers as the gateway does (bench/agent-answers.ts).
  */
 export const STREAM_SCENARIOS: StreamScenario[] = [
-  same('Long agent stream, 2,000 deltas', { path: '/v1/messages', body: { model: 'long', max_tokens: 8192, stream: true, messages: msg, tools: [writeFile] } }),
-  same('Long agent stream over chat completions', { path: '/v1/chat/completions', body: { model: 'long-gpt', max_tokens: 8192, stream: true, stream_options: { include_usage: true }, messages: msg, tools: [chatTool] } }),
+  same('Long stream on Messages (2000 deltas)', { path: '/v1/messages', body: { model: 'long', max_tokens: 8192, stream: true, messages: msg, tools: [writeFile] } }),
+  same('Long stream on chat completions (2000 deltas)', { path: '/v1/chat/completions', body: { model: 'long-gpt', max_tokens: 8192, stream: true, stream_options: { include_usage: true }, messages: msg, tools: [chatTool] } }),
   ...[false, true].flatMap((stream) => [
-    { name: `Codex body ${stream ? 'SSE' : 'JSON'}, Anthropic upstream`, direct: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS }, gateway: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS } },
-    { name: `Codex body ${stream ? 'SSE' : 'JSON'}, OpenAI-chat upstream`, direct: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS }, gateway: { path: '/v1/responses', body: codex('codex-gpt', stream), headers: CODEX_HEADERS } },
+    { name: `Codex ${stream ? 'SSE' : 'JSON'} to an Anthropic upstream`, direct: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS }, gateway: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS } },
+    { name: `Codex ${stream ? 'SSE' : 'JSON'} to an OpenAI-chat upstream`, direct: { path: '/v1/responses', body: codex('codex', stream), headers: CODEX_HEADERS }, gateway: { path: '/v1/responses', body: codex('codex-gpt', stream), headers: CODEX_HEADERS } },
   ]),
 ];
 
 /** The gateway's models for these scenarios: agent-ready, one per upstream format. */
-export function streamModels(lib: typeof Library, upstream: string, pricing: Library.ModelEntry['pricing']): Library.ModelEntry[] {
-  const anthropic = (id: string): Library.ModelEntry => ({ id, capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing, agentReady: true });
-  const chat = (id: string): Library.ModelEntry => ({ id, capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing, agentReady: true });
+export function streamModels(lib: typeof Library, http: Library.HttpAdapterOptions, pricing: Library.ModelEntry['pricing']): Library.ModelEntry[] {
+  const anthropic = (id: string): Library.ModelEntry => ({ id, capability: 'llm', upstream: lib.anthropicAdapter(http), pricing, agentReady: true });
+  const chat = (id: string): Library.ModelEntry => ({ id, capability: 'llm', upstream: lib.openaiChatAdapter(http), pricing, agentReady: true });
   return [anthropic('long'), chat('long-gpt'), anthropic('codex'), chat('codex-gpt')];
 }
 
