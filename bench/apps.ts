@@ -3,6 +3,7 @@ import express from 'express';
 import type http from 'node:http';
 import nodeFetch from 'node-fetch';
 import type * as Library from '../lib';
+import { streamModels } from './streams';
 
 /** (c) Express that parses the JSON and forwards it with the gateway's HTTP client (node-fetch 2, keep-alive `agent`). */
 export function expressApp(upstream: string, agent: http.Agent): express.Express {
@@ -20,15 +21,17 @@ export function expressApp(upstream: string, agent: http.Agent): express.Express
 export const PRICE = Object.freeze({ input: 300, output: 1500 });
 export const LIMITS = Object.freeze({ defaults: { rpm: 1e9, tpm: 1e12, concurrency: 1e6 } });
 
-/** The catalog of (d) and (e), from `lib` (this build's, or another's for `BENCH_AB`). */
-export function benchModels(lib: typeof Library, upstream: string): Library.ModelEntry[] {
+/** The catalog of (d) and (e), from `lib` (this build's, or another's for `BENCH_AB`); with `client: 'undici'`, every adapter on undiciFetch(). */
+export function benchModels(lib: typeof Library, baseURL: string, client?: 'undici'): Library.ModelEntry[] {
+  const upstream = client === 'undici' ? { baseURL, fetch: lib.undiciFetch() } : { baseURL };
   return [
-    { id: 'claude', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE },
-    { id: 'hold', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE },
-    { id: 'gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE },
+    { id: 'claude', capability: 'llm', upstream: lib.anthropicAdapter(upstream), pricing: PRICE },
+    { id: 'hold', capability: 'llm', upstream: lib.anthropicAdapter(upstream), pricing: PRICE },
+    { id: 'gpt', capability: 'llm', upstream: lib.openaiChatAdapter(upstream), pricing: PRICE },
     // Claude Code's requests (bench/claude-code-body.ts): the whole agent contract, passed through.
-    { id: 'agent', capability: 'llm', upstream: lib.anthropicAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
-    { id: 'agent-gpt', capability: 'llm', upstream: lib.openaiChatAdapter({ baseURL: upstream }), pricing: PRICE, agentReady: true },
-    { id: 'rerank', capability: 'rerank', upstream: lib.cohereAdapter({ baseURL: upstream }), pricing: { input: 10 } },
+    { id: 'agent', capability: 'llm', upstream: lib.anthropicAdapter(upstream), pricing: PRICE, agentReady: true },
+    { id: 'agent-gpt', capability: 'llm', upstream: lib.openaiChatAdapter(upstream), pricing: PRICE, agentReady: true },
+    { id: 'rerank', capability: 'rerank', upstream: lib.cohereAdapter(upstream), pricing: { input: 10 } },
+    ...streamModels(lib, upstream, PRICE), // the long agent streams and the Codex body (bench/streams.ts)
   ];
 }

@@ -11,6 +11,7 @@ import { memoryPerOpenStream, sequentialTime } from './latency';
 import { measure, middle, summarise, type Cell, type Load, type Proc, type Row } from './measure';
 import { profileDiff } from './profile';
 import { stageTable } from './stages';
+import { STREAM_SCENARIOS } from './streams';
 import { measureValidation } from './validation';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -84,6 +85,7 @@ const ALL_SCENARIOS: Scenario[] = [
   same('Claude Code 90 KB over OpenAI-format SSE', '/v1/messages?beta=true', claudeCodeBody('agent-gpt'), CLAUDE_CODE_HEADERS),
   same('Chat completions JSON', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, messages: msg }),
   same('Chat completions SSE', '/v1/chat/completions', { model: 'gpt', max_tokens: 256, stream: true, stream_options: { include_usage: true }, messages: msg }),
+  ...STREAM_SCENARIOS, // the long agent streams and the Codex body (bench/streams.ts)
 ];
 /** BENCH_SCENARIOS="Anthropic JSON,Rerank" keeps the scenarios whose names start so (load runs only). */
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((x) => x.trim()).filter(Boolean);
@@ -91,12 +93,14 @@ const SCENARIOS = ONLY ? ALL_SCENARIOS.filter((s) => ONLY.some((o) => s.name.sta
 const [JSON_SCENARIO, SSE_SCENARIO] = ALL_SCENARIOS as [Scenario, Scenario];
 
 const TARGETS = ['direct', 'bare', 'express', 'gateway-memory', 'gateway-postgres'] as const;
-type Target = (typeof TARGETS)[number];
-const LABEL: Record<Target, string> = { direct: '(a) upstream direct', bare: '(b) bare http proxy', express: '(c) Express + node-fetch', 'gateway-memory': '(d) gateway, MemoryStore', 'gateway-postgres': '(e) gateway, PostgresStore' };
+/** Loaded only when BENCH_TARGETS names them: (c) and the gateway on undici (bench/transports.ts). */
+const UNDICI_TARGETS = ['express-undici', 'gateway-undici'] as const;
+type Target = (typeof TARGETS)[number] | (typeof UNDICI_TARGETS)[number];
+const LABEL: Record<Target, string> = { direct: '(a) upstream direct', bare: '(b) bare http proxy', express: '(c) Express + node-fetch', 'gateway-memory': '(d) gateway, MemoryStore', 'gateway-postgres': '(e) gateway, PostgresStore', 'express-undici': '(c) on undici request()', 'gateway-undici': '(d) on undiciFetch()' };
 /** BENCH_TARGETS="gateway-memory": a quick side-by-side check of some targets with (c), load table only. */
-const ONLY_TARGETS = process.env.BENCH_TARGETS?.split(',').map((x) => x.trim()).filter((x): x is Target => (TARGETS as readonly string[]).includes(x));
+const ONLY_TARGETS = process.env.BENCH_TARGETS?.split(',').map((x) => x.trim()).filter((x): x is Target => ([...TARGETS, ...UNDICI_TARGETS] as readonly string[]).includes(x));
 const QUICK = PROFILE || Boolean(ONLY_TARGETS?.length);
-const LOADED: readonly Target[] = PROFILE ? ['express', 'gateway-memory'] : TARGETS.filter((t) => !ONLY_TARGETS?.length || t === 'express' || ONLY_TARGETS.includes(t));
+const LOADED: readonly Target[] = PROFILE ? ['express', 'gateway-memory'] : [...TARGETS, ...UNDICI_TARGETS].filter((t) => (!ONLY_TARGETS?.length && !(UNDICI_TARGETS as readonly string[]).includes(t)) || t === 'express' || ONLY_TARGETS?.includes(t));
 
 const f = (n: number, d = 0): string => (Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
 const loadOf = (procs: Map<Target, Proc>, t: Target, s: Scenario): Load => ({ proc: procs.get(t) as Proc, ...(t.startsWith('gateway') ? s.gateway : s.direct) });

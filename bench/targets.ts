@@ -5,6 +5,7 @@ import http from 'node:http';
 import { Pool } from 'pg';
 import * as lib from '../lib';
 import { benchModels, expressApp, LIMITS, PRICE } from './apps';
+import { expressUndiciApp } from './transports';
 import {
   anthropicAdapter, authenticate, billingHook, compatVersion, compose, createCatalog, createGatewayRouter, errorHandler, gracefulShutdown,
   jsonBody, limits, MemoryStore, PostgresStore, proxyMessages, requestId, reserve, resolveModel, validate,
@@ -35,11 +36,11 @@ function expressFetch(): http.Server {
 }
 
 /** (d, e) The gateway with the whole pipeline on: auth, validation, limits, reserve, settle, request log. */
-async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown; credit(c: lib.Credit): unknown }, redis?: unknown): Promise<http.Server> {
+async function gateway(store: GatewayStore & { addKey(k: string, c: object): unknown; credit(c: lib.Credit): unknown }, redis?: unknown, client?: 'undici'): Promise<http.Server> {
   await store.addKey(BENCH_KEY, { id: 'bench' });
   await store.credit({ callerId: 'bench', amount: 1e15, idempotencyKey: 'opening-bench' });
   await addAccounts(store); // BENCH_ACCOUNTS (bench/durable.ts)
-  const models = benchModels(lib, upstream);
+  const models = benchModels(lib, upstream, client);
   const app = express();
   // BENCH_OBSERVE=1: with a pino logger and Prometheus metrics, as an operated gateway runs (or =logs, =metrics: one of them).
   // pino writes synchronously, as the README's `pino()` does (no line lost in a crash), to /dev/null.
@@ -86,6 +87,8 @@ async function main(): Promise<void> {
   if (mode === 'bare') server = bareProxy();
   else if (mode === 'express') server = expressFetch();
   else if (mode === 'gateway-memory') server = await gateway(new MemoryStore());
+  else if (mode === 'express-undici') server = http.createServer(expressUndiciApp(upstream)); // bench/transports.ts
+  else if (mode === 'gateway-undici') server = await gateway(new MemoryStore(), undefined, 'undici');
   else if (mode === 'stages') server = stagedGateway(Number(process.argv[4]));
   else {
     // application_name: bench/durable.ts finds this gateway's backends by it.

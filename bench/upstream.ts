@@ -1,6 +1,7 @@
 /** A fast fake upstream for the benchmark (own process): Anthropic JSON/SSE, OpenAI JSON/SSE, Cohere rerank. */
 import http from 'node:http';
 import { claudeCodeAnswerChunks, claudeCodeAnswerSse } from './claude-code-body';
+import { streamAnswerFor } from './streams';
 
 const DELTAS = 20;
 const anthropicJson = JSON.stringify({
@@ -34,6 +35,8 @@ const server = http.createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { stream?: boolean; model?: string };
+    const agent = streamAnswerFor(req.url ?? '', body); // the long agent streams and the Codex body (bench/streams.ts)
+    if (agent) return void res.writeHead(200, { 'content-type': agent.type }).end(agent.text);
     if (req.url?.endsWith('/rerank')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(rerankJson);
     const openai = req.url?.endsWith('/chat/completions') ?? false;
     if (!body.stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(openai ? openaiJson : anthropicJson);

@@ -43,7 +43,9 @@ export { cohereAdapter, jinaAdapter, voyageAdapter, teiAdapter } from './upstrea
 export { upstreamError } from './upstreams/http/errors';
 export { failover } from './upstreams/failover';
 export { nodeHttpFetch } from './upstreams/http/node-http-fetch';
+export { undiciFetch } from './upstreams/http/undici-fetch';
 export type { NodeHttpFetchOptions } from './upstreams/http/node-http-fetch';
+export type { UndiciFetchOptions } from './upstreams/http/undici-fetch';
 export { localStandIn } from './upstreams/providers/local-stand-in';
 export { createAdminRouter } from './admin/router';
 export { DashboardSessions } from './admin/dashboard/sessions';

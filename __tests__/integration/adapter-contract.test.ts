@@ -3,13 +3,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import { CohereClientV2 } from 'cohere-ai';
 import { anthropicAdapter, cohereAdapter, failover, openaiChatAdapter } from '../../lib';
-import type { MessageResponse, MessagesAdapter, MessagesRequest, ModelEntry, RerankAdapter, StreamEvent, StreamItem, UpstreamCallContext } from '../../lib';
+import type { FetchLike, MessageResponse, MessagesAdapter, MessagesRequest, ModelEntry, RerankAdapter, StreamEvent, StreamItem, UpstreamCallContext } from '../../lib';
 import { UsageTracker } from '../../lib/billing/usage';
 import { DELTAS, startAnthropicFake } from '../helpers/fake-anthropic';
 import { OPENAI_DELTAS, startOpenAIFake } from '../helpers/fake-openai';
 import { startRerankFake } from '../helpers/fake-rerank';
 import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
+import { TRANSPORTS } from '../helpers/transports';
 
 let anthropic: FakeServer;
 let openai: FakeServer;
@@ -24,9 +25,9 @@ const BUILT_INS: ReadonlyArray<readonly [string, string, string]> = [
   ['anthropicAdapter', 'claude-stream', DELTAS.join('')],
   ['openaiChatAdapter', 'gpt-stream', OPENAI_DELTAS.join('')],
 ];
-const adapterFor = (name: string): MessagesAdapter => (name === 'anthropicAdapter'
-  ? anthropicAdapter({ baseURL: anthropic.url, apiKey: UPSTREAM_KEY })
-  : openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY }));
+const adapterFor = (name: string, fetch?: FetchLike): MessagesAdapter => (name === 'anthropicAdapter'
+  ? anthropicAdapter({ baseURL: anthropic.url, apiKey: UPSTREAM_KEY, fetch })
+  : openaiChatAdapter({ baseURL: openai.url, apiKey: UPSTREAM_KEY, fetch }));
 
 const callContext = (): UpstreamCallContext => ({ signal: new AbortController().signal, requestId: 'req_direct', usage: new UsageTracker() });
 const request = (model: string): MessagesRequest => ({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] });
@@ -39,15 +40,18 @@ async function sdkFinalMessage(events: StreamEvent[]): Promise<Anthropic.Message
   return MessageStream.fromReadableStream(readable).finalMessage();
 }
 
-describe.each(BUILT_INS)('%s consumed directly', (name, model, text) => {
+/** Each built-in adapter on each upstream client. */
+const ON_CLIENTS = BUILT_INS.flatMap(([name, model, text]) => TRANSPORTS.map(([transport, client]) => [name, transport, model, text, client] as const));
+
+describe.each(ON_CLIENTS)('%s on %s, consumed directly', (name, _transport, model, text, client) => {
   it('create() returns a complete message', async () => {
-    const message = await adapterFor(name).create(request(model.replace('-stream', '-json')), callContext());
+    const message = await adapterFor(name, client()).create(request(model.replace('-stream', '-json')), callContext());
     expect(message).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } });
   });
 
   it('stream() yields complete Anthropic events, as the official SDK accumulates them', async () => {
     const events: StreamEvent[] = [];
-    for await (const item of adapterFor(name).stream(request(model), callContext())) events.push(...flat(item));
+    for await (const item of adapterFor(name, client()).stream(request(model), callContext())) events.push(...flat(item));
     for (const e of events.filter((x) => x.type === 'content_block_delta')) expect(e).toMatchObject({ index: 0, delta: { type: 'text_delta', text: expect.any(String) } });
     const message = await sdkFinalMessage(events);
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text })]);

@@ -30,6 +30,9 @@ beforeAll(async () => {
       { id: 'forwarded', capability: 'llm', upstream: builtIn, pricing: { input: 1, output: 1 } },
       // A copy is not the built-in adapter: it gets complete objects, and the proxy serialises them.
       { id: 'objects', capability: 'llm', upstream: { ...builtIn }, pricing: { input: 1, output: 1 } },
+      // Agent-ready: content frames pass through in runs (lib/formats/anthropic/frame-reader.ts).
+      { id: 'forwarded-agent', capability: 'llm', upstream: builtIn, pricing: { input: 1, output: 1 }, agentReady: true },
+      { id: 'objects-agent', capability: 'llm', upstream: { ...builtIn }, pricing: { input: 1, output: 1 }, agentReady: true },
     ],
   });
   ({ key } = addCaller(gw.store));
@@ -83,10 +86,12 @@ it('the client gets the same bytes with frames forwarded as through the objects,
     fc.asyncProperty(fc.array(fc.array(text, { maxLength: 6 }), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 5000 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
       async (blocks, output, at) => {
         script = cut(answer(blocks, output).map(sse).join(''), at);
-        const [forwarded, objects] = [await streamed('forwarded'), await streamed('objects')];
-        expect(forwarded).toBe(objects);
-        expect(forwarded).toContain('"model":"M"');
-        expect(forwarded).toContain('event: message_stop');
+        for (const suffix of ['', '-agent']) {
+          const [forwarded, objects] = [await streamed(`forwarded${suffix}`), await streamed(`objects${suffix}`)];
+          expect(forwarded).toBe(objects);
+          expect(forwarded).toContain('"model":"M"');
+          expect(forwarded).toContain('event: message_stop');
+        }
       }),
     { numRuns: 60 },
   );
@@ -109,4 +114,29 @@ it('a content frame that begins as JSON.stringify writes it is forwarded as writ
   expect(forwarded).toContain('data: {"type":"content_block_delta","index":0, "delta": {"type":"text_delta","text":"x"}}');
   expect(objects).toContain('data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}');
   expect(forwarded.replace(', "delta": ', ',"delta":')).toBe(objects);
+});
+
+/** Ways an upstream may write a frame that the SSE standard reads alike: the canonical one, CRLF, a comment, an id, no space. */
+const STYLES: Array<(event: StreamEvent) => string> = [
+  sse,
+  (event) => sse(event).replace(/\n/g, '\r\n'),
+  (event) => `: a comment\n${sse(event)}`,
+  (event) => `id: 7\n${sse(event)}`,
+  (event) => sse(event).replace('data: ', 'data:'),
+];
+
+it('frames written in any way the SSE standard allows reach the client the same as through the objects, V1 and agent-ready, for any cut', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.array(fc.string({ maxLength: 12 }), { maxLength: 5 }), { minLength: 1, maxLength: 2 }), fc.array(fc.nat(STYLES.length - 1), { minLength: 1, maxLength: 30 }),
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 5 }),
+      async (blocks, styles, at) => {
+        script = cut(answer(blocks, 9).map((e, i) => (STYLES[styles[i % styles.length] as number] as (e: StreamEvent) => string)(e)).join(''), at);
+        for (const suffix of ['', '-agent']) {
+          const [forwarded, objects] = [await streamed(`forwarded${suffix}`), await streamed(`objects${suffix}`)];
+          expect(forwarded).toBe(objects);
+          expect(forwarded).toContain('event: message_stop');
+        }
+      }),
+    { numRuns: 40 },
+  );
 });

@@ -1,11 +1,11 @@
 /**
- * Upstream connections of the adapters' clients (node-fetch and nodeHttpFetch): idle ones are
+ * Upstream connections of the adapters' clients (node-fetch, nodeHttpFetch and undiciFetch): idle ones are
  * closed by the gateway before the upstream closes them (a request sent on a connection being
  * closed fails with a reset), there is no hidden cap on how many are open, and nodeHttpFetch's `maxSockets` caps them.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { anthropicAdapter, nodeHttpFetch, type FetchLike, type ModelEntry } from '../../lib';
+import { anthropicAdapter, nodeHttpFetch, undiciFetch, type FetchLike, type ModelEntry } from '../../lib';
 import { ANTHROPIC_USAGE } from '../helpers/fake-anthropic';
 import { gate, sleep, UPSTREAM_KEY } from '../helpers/fake-server';
 import { addCaller, postMessages, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -70,7 +70,10 @@ async function startUpstream(name: string, options: UpstreamOptions = {}): Promi
 let gw: RunningGateway;
 let key: string;
 const upstreams: Record<string, Upstream> = {};
-const clients: Record<string, FetchLike | undefined> = { 'node-fetch': undefined, 'node-http': nodeHttpFetch() };
+const clients: Record<string, FetchLike | undefined> = { 'node-fetch': undefined, 'node-http': nodeHttpFetch(), undici: undiciFetch() };
+
+/** The clients whose connections can be capped (`maxSockets`). */
+const CAPPED: ReadonlyArray<readonly [string, (o: { maxSockets: number }) => FetchLike]> = [['node-http', nodeHttpFetch], ['undici', undiciFetch]];
 
 beforeAll(async () => {
   const models: ModelEntry[] = [];
@@ -87,12 +90,14 @@ beforeAll(async () => {
     await add(`${client}-slow`, { replyAfterMs: 5000 }, fetch);
     await add(`${client}-held`, { held: true }, fetch);
   }
-  await add('capped', { held: true }, nodeHttpFetch({ maxSockets: 2 }));
-  // One connection shared by two adapters: one waits as long as it likes, the other 300 ms for its first byte.
-  const single = nodeHttpFetch({ maxSockets: 1 });
-  await add('single', { held: true }, single);
-  const impatient = anthropicAdapter({ baseURL: upstreams.single?.url as string, apiKey: UPSTREAM_KEY, fetch: single, timeouts: { firstByteMs: 300 } });
-  models.push({ id: 'single-impatient', capability: 'llm', upstream: impatient, pricing: PRICING, upstreamModel: 'claude' });
+  for (const [client, capped] of CAPPED) {
+    await add(`capped-${client}`, { held: true }, capped({ maxSockets: 2 }));
+    // One connection shared by two adapters: one waits as long as it likes, the other 300 ms for its first byte.
+    const single = capped({ maxSockets: 1 });
+    await add(`single-${client}`, { held: true }, single);
+    const impatient = anthropicAdapter({ baseURL: upstreams[`single-${client}`]?.url as string, apiKey: UPSTREAM_KEY, fetch: single, timeouts: { firstByteMs: 300 } });
+    models.push({ id: `single-${client}-impatient`, capability: 'llm', upstream: impatient, pricing: PRICING, upstreamModel: 'claude' });
+  }
   gw = await startGateway({ models });
   ({ key } = addCaller(gw.store, { balance: 1_000_000_000 }));
 });
@@ -138,9 +143,9 @@ it('puts no cap of its own on the connections open to an upstream: 300 calls in 
   expect((await Promise.all(calls)).map((r) => r.status)).toEqual(calls.map(() => 200));
 }, 60_000);
 
-it("nodeHttpFetch's maxSockets caps them: further calls wait for a free connection and are answered", async () => {
-  const capped = up('capped');
-  const calls = Array.from({ length: 5 }, () => postMessages(gw.url, key, 'capped'));
+it.each(CAPPED.map(([c]) => c))("%s's maxSockets caps them: further calls wait for a free connection and are answered", async (client) => {
+  const capped = up(`capped-${client}`);
+  const calls = Array.from({ length: 5 }, () => postMessages(gw.url, key, `capped-${client}`));
   for (const reached of [2, 4, 5]) {
     await until(() => capped.received >= reached);
     expect(capped.received).toBe(reached); // two at a time
@@ -150,16 +155,16 @@ it("nodeHttpFetch's maxSockets caps them: further calls wait for a free connecti
   expect(capped.peak).toBe(2);
 }, 60_000);
 
-it('a call waiting for a capped connection gives up at firstByteMs (504) and is never sent', async () => {
-  const single = up('single');
-  const holder = postMessages(gw.url, key, 'single');
+it.each(CAPPED.map(([c]) => c))('%s: a call waiting for a capped connection gives up at firstByteMs (504) and is never sent', async (client) => {
+  const single = up(`single-${client}`);
+  const holder = postMessages(gw.url, key, `single-${client}`);
   await until(() => single.received === 1); // the holder has the one connection
-  expect((await postMessages(gw.url, key, 'single-impatient')).status).toBe(504);
+  expect((await postMessages(gw.url, key, `single-${client}-impatient`)).status).toBe(504);
   single.release();
   expect((await holder).status).toBe(200);
   // Were the abandoned call still queued, it would take the freed connection before this one.
   let status = 0;
-  void postMessages(gw.url, key, 'single').then((r) => { status = r.status; });
+  void postMessages(gw.url, key, `single-${client}`).then((r) => { status = r.status; });
   await until(() => {
     single.release();
     return status !== 0;

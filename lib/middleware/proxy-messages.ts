@@ -46,7 +46,8 @@ export function proxyMessages(options: ProxyMessagesOptions = {}): RequestHandle
     const forwarding = forwardingStreamOf(adapter);
     startCall(ctx, res, next, adapter.name, async (call) => {
       if (!ctx.stream) return answerJson(adapter, request, call, ctx, res, agent === undefined);
-      const source = forwarding ? forwarding(request, call) : adapter.stream(request, call);
+      // An agent-ready model's content frames pass through in runs; a V1 model's filter reads each one's head.
+      const source = forwarding ? forwarding(request, call, agent !== undefined) : adapter.stream(request, call);
       // A V1 model's answer is text only; an agent-ready one passes through as the upstream wrote it.
       return streamAnswer(agent ? source : textOnlyStream(source, adapter.name), ctx, res, anthropicFormat(model.id), keepAliveMs);
     }, agent);

@@ -8,8 +8,8 @@ import type { FrameBatch } from '../formats/anthropic';
 import type { MessagesRequest } from '../messages/request';
 import type { MessagesAdapter, UpstreamCallContext } from './types';
 
-/** A built-in adapter's stream that may yield forwarded frames. */
-export type ForwardingStream = (request: MessagesRequest, ctx: UpstreamCallContext) => AsyncIterable<FrameBatch>;
+/** A built-in adapter's stream that may yield forwarded frames; `runs`: consecutive ones as one (the caller passes them on unread). */
+export type ForwardingStream = (request: MessagesRequest, ctx: UpstreamCallContext, runs: boolean) => AsyncIterable<FrameBatch>;
 
 const offered = new WeakMap<MessagesAdapter, ForwardingStream>();
 

@@ -9,6 +9,7 @@
  */
 import * as events from './events';
 import * as frames from './frames';
+import * as reader from './frame-reader';
 import * as stream from './stream';
 
 /** An Anthropic-format upstream: its event data, error events and usage figures, read. */
@@ -17,5 +18,8 @@ export const { parseEventData, streamErrorFrom, usageFromAnthropic } = events;
 export const { forwardable, ForwardedFrame } = frames;
 export type ForwardedFrame = frames.ForwardedFrame;
 export type { FrameBatch } from './frames';
+/** The forwarding stream's reader of an upstream body: content frames unread, the rest to parse. */
+export const { AnthropicFrameReader } = reader;
+export type AnthropicFrameReader = reader.AnthropicFrameReader;
 /** The Messages route: events and forwarded frames as SSE frames; its keep-alive. */
 export const { messagesFrames, PING } = stream;

@@ -27,7 +27,7 @@ function withConnectTimeout<T extends http.Agent>(agent: T, connectMs: number): 
  * connection the upstream is closing fails with a reset. Setting it also makes Node honour an
  * upstream's shorter `Keep-Alive: timeout=N` (it closes one second before).
  */
-const IDLE_SOCKET_MS = 4000;
+export const IDLE_SOCKET_MS = 4000;
 
 /**
  * Options of every keep-alive agent the package creates. No cap on connections by default: a

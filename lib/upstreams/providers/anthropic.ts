@@ -2,7 +2,7 @@
 import { withoutGatewayThinking } from '../../messages/gateway-thinking';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
-import { forwardable, parseEventData, streamErrorFrom, usageFromAnthropic, type FrameBatch } from '../../formats/anthropic';
+import { AnthropicFrameReader, forwardable, ForwardedFrame, parseEventData, streamErrorFrom, usageFromAnthropic, type FrameBatch } from '../../formats/anthropic';
 import { SseBatchReader } from '../../wire/sse-reader';
 import { badUpstreamAnswer } from '../../answer-errors';
 import { parseJson, postJson, readText } from '../http/client';
@@ -52,9 +52,10 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
 
   /**
    * Yields the events of each upstream read together; errors leave with the key redacted. With
-   * `forward`, content events written as JSON.stringify writes them come as their frames, unparsed.
+   * `forward`, content events written as JSON.stringify writes them come as their frames, unparsed
+   * (with `runs`, each stretch of them as one: for a caller that passes them on unread).
    */
-  async function* events(request: MessagesRequest, ctx: UpstreamCallContext, forward: boolean): AsyncGenerator<FrameBatch> {
+  async function* events(request: MessagesRequest, ctx: UpstreamCallContext, forward: boolean, runs = false): AsyncGenerator<FrameBatch> {
     try {
       const open = await postJson(http, '/v1/messages', withStream(request, true), ctx, headersFor(ctx));
       const type = open.response.headers.get('content-type') ?? '';
@@ -63,10 +64,14 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
         throw badUpstreamAnswer(`upstream ${http.name} answered a stream with ${type}: ${text.slice(0, 2000)}`);
       }
       let stopped = false;
-      const sse = new SseBatchReader();
+      const sse = forward ? new AnthropicFrameReader(runs) : new SseBatchReader();
       for await (const chunk of open.chunks()) {
         const batch: FrameBatch = [];
         for (const message of sse.read(chunk) ?? []) {
+          if (message instanceof ForwardedFrame) {
+            batch.push(message);
+            continue;
+          }
           const frame = forward ? forwardable(message.event ?? '', message.data) : undefined;
           if (frame) {
             batch.push(frame);
@@ -120,5 +125,5 @@ export function anthropicAdapter(options: AnthropicAdapterOptions): MessagesAdap
     events(request, ctx, false) as AsyncIterable<StreamEvent[]>;
 
   const adapter = guardAdapter({ kind: 'messages' as const, name: http.name, format: 'anthropic' as const, endpoint: http.url('/v1/messages'), create, stream, countTokens }, http.redact);
-  return offerForwarding(adapter, (request, ctx) => events(request, ctx, true));
+  return offerForwarding(adapter, (request, ctx, runs) => events(request, ctx, true, runs));
 }
