@@ -13,9 +13,9 @@ const VALUES = [
     'billingHook', 'carryCharge', 'cohereAdapter', 'compatVersion', 'compose', 'countTokens', 'createAdminRouter', 'createCatalog',
     'createGatewayRouter', 'createMetrics', 'defaultEstimator', 'errorBody', 'errorHandler', 'failover', 'gatewayContext', 'gracefulShutdown',
     'health', 'isBlock', 'isEvent', 'jinaAdapter', 'jsonBody', 'jsonLogger', 'limits', 'listModels', 'localStandIn', 'methodNotAllowed', 'migrate',
-    'nodeHttpFetch', 'notFound', 'openaiChatAdapter', 'openaiErrorBody', 'otelObserver', 'proxyChatCompletions', 'proxyMessages', 'proxyRerank',
+    'nodeHttpFetch', 'notFound', 'openaiChatAdapter', 'openaiErrorBody', 'openaiResponsesAdapter', 'otelObserver', 'proxyChatCompletions', 'proxyMessages', 'proxyRerank',
     'proxyResponses', 'refuseWebSocket', 'requestId', 'reserve', 'resolveModel', 'resolveOptions', 'responsesState', 'storedResponses', 'teiAdapter',
-    'upstreamError', 'validate', 'validateResponses', 'voyageAdapter', 'withoutGatewayThinking',
+    'undiciFetch', 'upstreamError', 'validate', 'validateResponses', 'voyageAdapter', 'withoutGatewayThinking',
 ];
 
 const TYPES = [
@@ -31,17 +31,17 @@ const TYPES = [
     'LedgerEntry', 'LedgerReads', 'LedgerRow', 'LimitKind', 'LimitSettings', 'LimiterBackendOptions', 'LimitsOptions', 'ListModelsOptions',
     'LiveFigures', 'LoggerLike', 'MaxTokensField', 'MemoryKey', 'MemoryStoreOptions', 'MessageParam', 'MessageResponse', 'MessageUsage',
     'MessagesAdapter', 'MessagesRequest', 'MeterLike', 'MetricsOptions', 'ModelEntry', 'ModelFields', 'ModelRecord', 'ModelsOption', 'NewKey',
-    'NewResponse', 'NodeHttpFetchOptions', 'NotStoredReason', 'OpenAIChatAdapterOptions', 'OpenAIErrorBody', 'OverrideChange', 'OverrideKind',
+    'NewResponse', 'NodeHttpFetchOptions', 'NotStoredReason', 'OpenAIChatAdapterOptions', 'OpenAIErrorBody', 'OpenAIResponsesAdapterOptions', 'OverrideChange', 'OverrideKind',
     'Page', 'PgPoolLike', 'PgQueryable', 'PgResult', 'PostgresStoreOptions', 'Price', 'PriceField', 'Pricing', 'ProxyChatOptions',
     'ProxyMessagesOptions', 'ProxyResponsesOptions', 'PutResult', 'ReadQuery', 'RedactedThinkingBlock', 'RequestIdOptions', 'RequestInitLike',
-    'RequestLogEntry', 'RequestLogStore', 'RequestQuery', 'RerankAdapter', 'RerankRequest', 'RerankResponse', 'RerankResult', 'ReserveMiddleware',
+    'RequestLogEntry', 'RequestLogSink', 'RequestLogStore', 'RequestQuery', 'RerankAdapter', 'RerankRequest', 'RerankResponse', 'RerankResult', 'ReserveMiddleware',
     'ReserveOptions', 'ReserveRequest', 'ReserveResult', 'ResolveModelOptions', 'ResolveReview', 'ResolvedConfig', 'ResolvedResponses',
     'ResponseItem', 'ResponseLike', 'ResponseNote', 'ResponseObject', 'ResponseStore', 'ResponsesOptions', 'ResponsesRequest', 'ResponsesState',
     'ResponsesStateOptions', 'ResponsesUsage', 'ReviewPage', 'ReviewQuery', 'ReviewRecord', 'ReviewResolution', 'ReviewStore', 'Role', 'SeriesPoint',
     'SeriesQuery', 'ServerTool', 'ServerToolResultBlock', 'ServerToolUseBlock', 'SetAsideWrite', 'SettleResult', 'SettledRecord', 'Settlement',
     'ShutdownGate', 'SpendRow', 'StatsReads', 'StopReason', 'StoredResponse', 'StoredResponsesOptions', 'StoredResponsesRoutes', 'StoredSession',
     'StreamEvent', 'StreamItem', 'TextBlock', 'ThinkingBlock', 'ThinkingConfig', 'TokenEstimate', 'Tool', 'ToolChoice', 'ToolResultBlock',
-    'ToolUseBlock', 'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamTimeouts', 'Usage', 'UsageFigureName',
+    'ToolUseBlock', 'UndiciFetchOptions', 'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamTimeouts', 'Usage', 'UsageFigureName',
     'UsageFigures', 'UsageProvenance', 'UsageRecorder', 'ValidateOptions', 'ValidateResponsesOptions', 'WireFormat',
 ];
 

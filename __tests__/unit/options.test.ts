@@ -1,6 +1,7 @@
 /** Construction-time checks: each names the option and the fix; the caller's object is never changed. */
 import http from 'node:http';
-import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, proxyChatCompletions, proxyMessages, resolveOptions } from '../../lib';
+import { anthropicAdapter, cohereAdapter, createGatewayRouter, ERROR_STATUS, GatewayError, MemoryStore, nodeHttpFetch, openaiChatAdapter, proxyChatCompletions, proxyMessages, resolveOptions, undiciFetch } from '../../lib';
+import { Agent as UndiciAgent } from 'undici';
 import type { ConfigErrorCode, GatewayOptions, ModelEntry } from '../../lib';
 import { refused } from '../helpers/config-error';
 import { callerFacingMessage, upstreamError } from '../../lib/upstreams/http/errors';
@@ -76,6 +77,9 @@ describe('createGatewayRouter options', () => {
     for (const bad of [0, 1.5, Infinity]) expect(() => nodeHttpFetch({ maxSockets: bad })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /option "maxSockets" must be a positive integer \(leave it out for no cap\)/));
     expect(() => nodeHttpFetch({ connectMs: 0 })).toThrow(refused('ERR_MGW_INVALID_DURATION', /option "connectMs" must be a positive integer of milliseconds/));
     expect(() => nodeHttpFetch({ http: new http.Agent(), maxSockets: 4 })).toThrow(refused('ERR_MGW_CONFLICTING_OPTIONS', /with your own "http"\/"https" agents, set them there/));
+    for (const bad of [0, 1.5, Infinity]) expect(() => undiciFetch({ maxSockets: bad })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /undiciFetch: option "maxSockets" must be a positive integer/));
+    expect(() => undiciFetch({ connectMs: 0 })).toThrow(refused('ERR_MGW_INVALID_DURATION', /undiciFetch: option "connectMs" must be a positive integer of milliseconds/));
+    expect(() => undiciFetch({ dispatcher: new UndiciAgent(), maxSockets: 4 })).toThrow(refused('ERR_MGW_CONFLICTING_OPTIONS', /with your own "dispatcher", set them there/));
   });
 });
 

@@ -7,6 +7,8 @@ import { ownEntry } from '../../own';
 import { IDLE_SOCKET_MS } from './agent';
 import { DEFAULT_TIMEOUTS } from './options';
 import type { FetchLike, ResponseLike } from '../types';
+import { GatewayConfigError } from '../../config-errors';
+import { checkDuration } from '../../duration';
 
 /** Options of undiciFetch(). */
 export interface UndiciFetchOptions {
@@ -18,10 +20,6 @@ export interface UndiciFetchOptions {
   connectMs?: number;
 }
 
-/** Throws a plain error for a reason `what` of options that do not fit. */
-const refuse = (what: string): never => {
-  throw new TypeError(`undiciFetch: ${what}`);
-};
 
 /** The body of `res` as text, refused past `size` bytes (as node-fetch's `size`). */
 async function textOf(body: Dispatcher.ResponseData['body'], size: number | undefined): Promise<string> {
@@ -45,10 +43,10 @@ async function textOf(body: Dispatcher.ResponseData['body'], size: number | unde
  */
 export function undiciFetch(options: UndiciFetchOptions = {}): FetchLike {
   const { maxSockets, connectMs = DEFAULT_TIMEOUTS.connectMs } = options;
-  if (maxSockets !== undefined && (!Number.isSafeInteger(maxSockets) || maxSockets <= 0)) refuse('option "maxSockets" must be a positive integer (leave it out for no cap).');
-  if (!Number.isSafeInteger(connectMs) || connectMs <= 0) refuse('option "connectMs" must be a positive integer of milliseconds.');
+  if (maxSockets !== undefined && (!Number.isSafeInteger(maxSockets) || maxSockets <= 0)) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', 'undiciFetch: option "maxSockets" must be a positive integer (leave it out for no cap).');
+  checkDuration(connectMs, 'undiciFetch: option "connectMs"');
   if (options.dispatcher && (options.maxSockets !== undefined || options.connectMs !== undefined)) {
-    refuse('options "maxSockets" and "connectMs" shape the default agent; with your own "dispatcher", set them there.');
+    throw new GatewayConfigError('ERR_MGW_CONFLICTING_OPTIONS', 'undiciFetch: options "maxSockets" and "connectMs" shape the default agent; with your own "dispatcher", set them there.');
   }
   const dispatcher = options.dispatcher ?? new Agent({
     keepAliveTimeout: IDLE_SOCKET_MS, connect: { timeout: connectMs }, headersTimeout: 0, bodyTimeout: 0, ...(maxSockets ? { connections: maxSockets } : {}),
