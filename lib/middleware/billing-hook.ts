@@ -1,7 +1,7 @@
 /** billingHook(): settles every request once on its confirmed usage and writes its request-log entry. */
 import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
-import { decide, logEntryOf, settlementOf } from '../billing/settle';
+import { decisionOf, logEntryOf, settlementOf } from './billing-records';
 import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
 import type { GatewayObserver } from '../observe/observer';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
@@ -44,7 +44,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
   const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
   const billable = !ctx.unbilled && ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
-  const decision = billable ? decide(ctx, succeeded) : undefined;
+  const decision = billable ? decisionOf(ctx, succeeded) : undefined;
   for (const finalizer of ctx.finalizers) {
     // Limits corrections: they need not delay the bill, and one that fails must not stop it.
     try {

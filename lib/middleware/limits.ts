@@ -2,8 +2,8 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
-import { pricingFormatOf } from '../billing/settle';
 import { gatewayContext, requestOver, type GatewayContext } from '../context';
+import { pricingFormatOf } from './billing-records';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';

@@ -5,7 +5,7 @@ import { ResponseEnvelope, responseFromMessage, responseIdOf, ResponsesStream } 
 import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { checkTimeout } from '../timeout';
-import { messagesCallFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from './run-call';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';

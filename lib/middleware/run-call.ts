@@ -3,10 +3,10 @@ import type { NextFunction, Request, Response } from 'express';
 import { profileOf, type ModelEntry } from '../catalog';
 import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
-import { CallContext } from './call-context';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';
 import type { MessagesRequest } from '../messages/request';
-import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
+import { CallContext } from '../upstreams/call-context';
+import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 
 /**
  * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
