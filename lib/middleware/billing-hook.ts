@@ -5,6 +5,7 @@ import { decisionOf, logEntryOf, settlementOf } from './billing-records';
 import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
 import type { GatewayObserver } from '../observe/observer';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
+import { isThenable, then } from '../sync';
 
 /** What the `onSettled` hook receives. */
 export interface SettledRecord {
@@ -49,7 +50,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
     // Limits corrections: they need not delay the bill, and one that fails must not stop it.
     try {
       const out = finalizer(ctx);
-      if (out instanceof Promise) options.writer.track(out);
+      if (isThenable(out)) options.writer.track(out);
     } catch {
       // ignored, as above
     }
@@ -84,7 +85,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   };
   const write = (): unknown => {
     const out = options.store.settle(settlement);
-    return out instanceof Promise ? out.then(charged) : charged(out);
+    return then(out, charged);
   };
   const settled = options.writer.run(write, { kind: 'settle', requestId, record: settlement });
   if (!settled) {

@@ -8,6 +8,7 @@ import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Slot, Slots } from '../limits/slots';
+import { isThenable } from '../sync';
 import type { Caller, LimitSettings } from '../types';
 
 /** Options of limits(). */
@@ -92,7 +93,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
 
   /** Once the request is over: its slot back, and tpm corrected to the confirmed usage. */
   const finish = (a: Admission): Promise<unknown> | undefined => {
-    let pending: Array<Promise<unknown>> | undefined;
+    let pending: Array<PromiseLike<unknown>> | undefined;
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
     const model = a.ctx.model;
@@ -100,7 +101,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     for (const step of a.steps) {
       if (step.kind === 'tpm' && !known) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);
-      if (out instanceof Promise) (pending ??= []).push(out);
+      if (isThenable(out)) (pending ??= []).push(out);
     }
     return pending && Promise.all(pending);
   };
@@ -116,7 +117,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         stop(a, i, unavailable(err));
         return;
       }
-      if (out instanceof Promise) {
+      if (isThenable(out)) {
         out.then((answer) => (answer.ok ? take(a, i + 1) : stop(a, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(a, i, unavailable(err)));
         return;
       }

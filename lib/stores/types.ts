@@ -1,12 +1,13 @@
 /** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
 import type { RequestLogEntry, Settlement } from '../billing/records';
+import type { Awaitable } from '../sync';
 import type { Caller } from '../types';
 
 /** What a store writes for a finished request: defined by billing, which makes them. */
 export type { RequestLogEntry, Settlement } from '../billing/records';
 
-/** A value or a promise of it: every store method may be sync or async. */
-export type Awaitable<T> = T | Promise<T>;
+/** A value or a promise (any thenable) of it: every store method may be sync or async (lib/sync.ts). */
+export type { Awaitable } from '../sync';
 
 /** How a request ended for billing (`waived`: a review resolved without a further charge); the list: BILLING_STATUSES (lib/schemas/shapes.ts). */
 export type { BillingStatus } from '../schemas/shapes';
