@@ -2,7 +2,7 @@
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
-import { gatewayContext, requestOver, type GatewayContext } from '../context';
+import { atEnd, gatewayContext, requestOver, type GatewayContext } from '../context';
 import { pricingFormatOf } from './billing-records';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
@@ -47,9 +47,8 @@ interface Plan {
 const PLAN_CACHE_SIZE = 10_000;
 
 /**
- * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
- * slots back and correct tpm; without it a slot is given back only when its lease lapses, in
- * Redis). Counts tokens at admission from the estimate and corrects the count when the request
+ * Needs authenticate() before it. Once the request is over (atEnd(): after billingHook() decided
+ * it, where there is one) it gives its concurrency slot back and corrects tpm. Counts tokens at admission from the estimate and corrects the count when the request
  * settles (with the confirmed usage). Exceeded: 429 `rate_limit_error` with `retry-after`;
  * refused requests count against nothing. A counter backend that fails refuses the request
  * (fails closed) with 500 `api_error`.
@@ -126,7 +125,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         return;
       }
     }
-    if (a.corrected) a.ctx.finalizers.push(() => finish(a));
+    if (a.corrected) atEnd(a.ctx, () => finish(a));
     a.next();
   };
 
