@@ -1,5 +1,6 @@
 /** compose(): runs middlewares in order as one handler, without a router layer between each. */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { isThenable } from './sync';
 
 /**
  * Chains `handlers` like an Express route would (an error skips to `next(err)`), but with one
@@ -21,7 +22,7 @@ export function compose(handlers: readonly RequestHandler[]): RequestHandler {
       }
       try {
         const out: unknown = handler(req, res, step);
-        if (out instanceof Promise) out.catch(done);
+        if (isThenable(out)) out.then(undefined, done);
       } catch (thrown) {
         done(thrown);
       }

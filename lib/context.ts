@@ -1,8 +1,13 @@
-/** Per-request state in one typed place: `res.locals.gateway`. */
+/**
+ * Per-request state in one typed place, `res.locals.gateway`: the facts of one request, and its
+ * lifecycle as a small API (onResponseClose, track, atEnd, concludeBy) that each stage uses for its
+ * own bookkeeping, so no stage runs or reads another's.
+ */
 import type { Response } from 'express';
 import type { TokenEstimate } from './billing/estimate';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
+import { isThenable } from './sync';
 import type { WireFormat } from './wire/error-wire';
 import type { ModelEntry } from './catalog';
 import type { Caller } from './types';
@@ -49,20 +54,20 @@ export interface GatewayContext {
   closed: boolean;
   /** Set when the whole answer reached the client (a stream through `message_stop`): its upstream call may drain. */
   answered?: boolean;
-  /** The billingHook() that settles this request (the first one met); later ones stand aside. */
-  settledBy?: object;
+  /** What concludes this request once it is over (the first billingHook() met); see concludeBy(). */
+  conclusion?: Conclusion;
   /** Set once the request's settlement was written (or set aside): its slots need no more renewal. */
   settled: boolean;
   /** The gracefulShutdown() gate that counts this request (the first one met); later ones stand aside. */
   gatedBy?: object;
   /** Where that gate keeps this request's response. */
   gateSlot: number;
-  /** Work (a proxy call) that must end before the request is settled. */
+  /** Work (a proxy call) that must end before the request concludes; see track(). */
   work?: Promise<void>;
   /** The proxy's upstream call, aborted if the response closes before it ended. */
   upstreamCall?: CallContext;
-  /** Run once the request is over, before it is settled (limits corrections). */
-  readonly finalizers: Array<(ctx: GatewayContext) => unknown>;
+  /** The stages' wrap-ups, run once the request is over; see atEnd(). */
+  readonly endings: Array<(ctx: GatewayContext) => unknown>;
   /** Run in order when the response closes; see onResponseClose(). */
   readonly closeHooks: Array<CloseHook>;
 }
@@ -86,10 +91,16 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
-    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, settledBy: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
-    finalizers: [], closeHooks: [],
+    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
+    endings: [], closeHooks: [],
   };
 }
+
+/**
+ * The lifecycle, in order: the stages run; the response closes (onResponseClose hooks); the tracked
+ * work ends (track); the request is over: its conclusion (billingHook) runs, and runs the stages'
+ * wrap-ups (atEnd) at its point of choice; with no conclusion, the wrap-ups run by themselves.
+ */
 
 /** What runs when a response closes: given the request's context and response, so one function serves every request. */
 export type CloseHook = (ctx: GatewayContext, res: Response) => void;
@@ -102,20 +113,76 @@ export function onResponseClose(ctx: GatewayContext, hook: CloseHook): void {
   ctx.closeHooks.push(hook);
 }
 
-/** The `close` listener requestId() sets on every response (`this` is the response): marks the request closed and runs its hooks. */
+/** Makes the request wait for `work` (its upstream call) before it concludes; the request forgets it once it ended. */
+export function track(ctx: GatewayContext, work: Promise<unknown>): void {
+  const forget = (): void => {
+    if (ctx.work === tracked) ctx.work = undefined;
+  };
+  const tracked: Promise<void> = work.then(forget, forget);
+  ctx.work = tracked;
+}
+
+/**
+ * Runs `wrapUp` once the request is over, before its record is written (a concurrency slot given
+ * back, a note for the log). A promise it returns is kept until it settles (router.close() waits
+ * for it); what it throws or rejects with changes nothing.
+ */
+export function atEnd(ctx: GatewayContext, wrapUp: (ctx: GatewayContext) => unknown): void {
+  ctx.endings.push(wrapUp);
+}
+
+/** Runs the stages' wrap-ups (atEnd), each promise they return handed to `keep`. */
+export type WrapUps = (keep: (pending: PromiseLike<unknown>) => void) => void;
+
+/** What concludes a request once it is over: decides, settles and logs it, running `wrapUps` where it chooses. */
+export type Conclusion = (ctx: GatewayContext, res: Response, wrapUps: WrapUps) => void;
+
+/** Makes `conclusion` the one that concludes the request; false when another came first (that one stands). */
+export function concludeBy(ctx: GatewayContext, conclusion: Conclusion): boolean {
+  if (ctx.conclusion) return false;
+  ctx.conclusion = conclusion;
+  return true;
+}
+
+/** Ignores a rejection: a wrap-up that fails changes nothing. */
+const ignore = (pending: PromiseLike<unknown>): void => {
+  pending.then(undefined, () => undefined);
+};
+
+/** The request is over: its conclusion runs (with the wrap-ups), or the wrap-ups alone. */
+function end(ctx: GatewayContext, res: Response): void {
+  const wrapUps: WrapUps = (keep) => {
+    for (const wrapUp of ctx.endings) {
+      try {
+        const out = wrapUp(ctx);
+        if (isThenable(out)) keep(out);
+      } catch {
+        // a wrap-up that throws must not stop the others, nor the record
+      }
+    }
+  };
+  if (ctx.conclusion) ctx.conclusion(ctx, res, wrapUps);
+  else wrapUps(ignore);
+}
+
+/** The `close` listener requestId() sets on every response (`this` is the response): marks the request closed, runs its hooks, and ends it once its work did. */
 export function responseClosed(this: Response): void {
   const ctx = this.locals.gateway;
   if (!ctx) return;
   ctx.closed = true;
   for (const hook of ctx.closeHooks) hook(ctx, this);
+  if (!ctx.conclusion && ctx.endings.length === 0) return;
+  const work = ctx.work;
+  if (work) work.then(() => end(ctx, this), () => end(ctx, this));
+  else end(ctx, this);
 }
 
 /**
  * Whether a request needs nothing more kept alive for it: settled, or (with no billingHook()
- * to settle it) closed with its upstream call over.
+ * to conclude it) closed with its upstream call over.
  */
 export function requestOver(ctx: GatewayContext): boolean {
-  return ctx.settled || (ctx.settledBy === undefined && ctx.closed && ctx.work === undefined);
+  return ctx.settled || (ctx.conclusion === undefined && ctx.closed && ctx.work === undefined);
 }
 
 /**

@@ -14,7 +14,7 @@ import { currencyLabel, dashboardRoutes, sessionAuth } from './dashboard/routes'
 import { DashboardSessions } from './dashboard/sessions';
 import { signInLimitsOf } from './sign-in-limits';
 import { adminOpenApi } from './openapi';
-import { AdminCatalog } from './models';
+import { AdminCatalog } from './catalog';
 import { ADMIN_ROUTES } from './routes';
 import { ADMIN_METHODS, type AdminStore } from './store';
 import { RouteMatcher, routerOf } from './table';

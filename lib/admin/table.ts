@@ -6,7 +6,7 @@ import { GatewayError } from '../errors';
 import { methodNotAllowed } from '../middleware/not-found';
 import { sendJson } from '../wire/send-json';
 import { bodyReader, queryReader } from './inputs';
-import type { AdminCatalog } from './models';
+import type { AdminCatalog } from './catalog';
 import type { AdminStore } from './store';
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';

@@ -1,6 +1,7 @@
 /** Retries store writes (settle, log) with backoff, so a store outage loses nothing; a write still refused after its attempts is set aside. */
 import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
 import { GatewayConfigError } from '../config-errors';
+import { isThenable } from '../sync';
 import { withTimeout } from '../timeout';
 
 /** A write given up on: what it was for, the record, and the last error. */
@@ -77,8 +78,8 @@ export class DurableWriter {
    */
   run(write: () => unknown, what: Omit<SetAsideWrite, 'error'>): Promise<boolean> | undefined {
     const first = attempt(write);
-    if (!(first instanceof Promise)) return undefined; // a synchronous store that succeeded: no timer, no tracking
-    const promise = this.retry(write, first, what).finally(() => this.pending.delete(promise));
+    if (!isThenable(first)) return undefined; // a synchronous store that succeeded: no timer, no tracking
+    const promise = this.retry(write, Promise.resolve(first), what).finally(() => this.pending.delete(promise));
     this.pending.add(promise);
     return promise;
   }
@@ -106,8 +107,8 @@ export class DurableWriter {
   }
 
   /** Counts `work` as pending until it settles, so that flush() waits for it too. */
-  track(work: Promise<unknown>): void {
-    const promise = work.then(() => undefined, () => undefined).finally(() => this.pending.delete(promise));
+  track(work: PromiseLike<unknown>): void {
+    const promise = Promise.resolve(work).then(() => undefined, () => undefined).finally(() => this.pending.delete(promise));
     this.pending.add(promise);
   }
 

@@ -44,6 +44,46 @@ export type PriceField = NonNullable<(typeof USAGE_FIGURES)[UsageFigureName]['pr
 /** The Pricing fields in table order (`input` first). */
 export const PRICE_FIELDS = Object.freeze(FIGURE_NAMES.map((n) => USAGE_FIGURES[n].price).filter((p): p is PriceField => p !== null));
 
+/**
+ * Where the usage figures came from:
+ * - `confirmed`: the upstream reported the final usage of the whole request;
+ * - `partial`: a stream ended before the final usage; only the figures reported so far are known;
+ * - `units_only`: the upstream reported only non-token units (e.g. Cohere `search_units`);
+ * - `none`: the upstream reported nothing (e.g. TEI, or a failure before any usage);
+ * - `implausible`: a figure beyond any real request (over 10^9, or output over `max_tokens`), kept as observed.
+ */
+export type UsageProvenance = 'confirmed' | 'partial' | 'units_only' | 'none' | 'implausible';
+
+/**
+ * Usage in the gateway's own shape: one count per figure of USAGE_FIGURES (input, cache reads,
+ * cache writes of 5 minutes and of 1 hour, output, web searches, search units). Token figures are
+ * only ever what the upstream reported.
+ */
+export interface Usage extends Record<UsageFigureName, number> {
+  provenance: UsageProvenance;
+}
+
+/**
+ * Token and unit figures an adapter may report; each is what the upstream said, never a guess.
+ * An upstream that reports cache writes only as a total gives `cacheCreationInputTokens`; the part
+ * its 5m/1h breakdown does not cover is billed as 5-minute writes.
+ */
+export type UsageFigures = Partial<Omit<Usage, 'provenance'>> & { cacheCreationInputTokens?: number };
+
+/**
+ * A price in minor units (e.g. cents) per million tokens (per thousand requests for web search):
+ * a whole number, or a decimal with at most 6 decimals given as a number or a string (300, 0.25, "0.125").
+ */
+export type Price = number | string;
+
+/**
+ * Prices in minor units per million tokens; costs are exact (see README, Billing). Only `input` is
+ * required: cache prices left out default per upstream format (Anthropic: read 0.1×, 5-minute
+ * write 1.25×, 1-hour write 2× the input price; OpenAI: read 0.5×, no write fee), `output` to 0,
+ * `webSearch` (per thousand requests) to 0.
+ */
+export type Pricing = { input: Price } & Partial<Record<Exclude<PriceField, 'input'>, Price>>;
+
 /** How many units a price field is quoted for (a million tokens, a thousand requests). */
 export const perOf = (field: PriceField): number => (FIGURE_NAMES.map((n) => USAGE_FIGURES[n]).find((f) => f.price === field) as Figure).per;
 

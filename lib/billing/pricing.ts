@@ -1,6 +1,5 @@
 /** Prices, exact to a millionth of a minor unit, their defaults per upstream format, and the exact cost of a usage. */
-import type { Price, Pricing, Usage } from '../types';
-import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, USAGE_FIGURES, type PriceField, type UpstreamFormat, type UsageFigureName } from './figures';
+import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, USAGE_FIGURES, type Price, type PriceField, type Pricing, type UpstreamFormat, type Usage, type UsageFigureName } from './figures';
 import { fromPico, PICO_PER_UNIT } from './money';
 import { ownEntry } from '../own';
 

@@ -1,14 +1,8 @@
-/** The billing rule: what a finished request is charged, decided only from confirmed usage. */
-import type { GatewayContext } from '../context';
-import type { BillingStatus, RequestLogEntry, Settlement } from '../stores/types';
-import type { Usage } from '../types';
-import type { UpstreamAttempt } from '../upstreams/types';
-import { formatOf } from '../catalog';
-import type { UpstreamFormat } from './figures';
+/** The billing rule: what a finished request is charged, decided only from confirmed usage, from plain facts (no request context). */
+import type { BillingStatus } from '../schemas/shapes';
+import type { Pricing, UpstreamFormat, Usage } from './figures';
 import { costOf } from './pricing';
-
-/** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
-const NO_ATTEMPTS: readonly UpstreamAttempt[] = Object.freeze([]);
+import type { UpstreamAttempt } from './records';
 
 /** The outcome of a request for billing. */
 export interface BillingDecision {
@@ -18,16 +12,29 @@ export interface BillingDecision {
   usage: Usage;
 }
 
+/** What the rule decides from: the request's confirmed usage and what it is priced by. */
+export interface BillingFacts {
+  readonly usage: Usage;
+  /** The model's price (none: a free model). */
+  readonly pricing: Pricing | undefined;
+  /** The upstream format its cache figures are priced by (pricingFormat()). */
+  readonly format: UpstreamFormat | undefined;
+  /** The upstream's answer was refused as invalid (JSON or stream). */
+  readonly invalidAnswer: boolean;
+  /** The upstream answered: the request succeeded, or its stream had started. */
+  readonly answered: boolean;
+}
+
 /**
  * The format a request's usage is priced by (prices left out default by it): the one the last
- * successful attempt names (the failover member that served), else the model's adapter's.
+ * successful attempt names (the failover member that served), else `modelFormat` (its adapter's).
  */
-export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined {
-  for (let i = ctx.attempts.length - 1; i >= 0; i--) {
-    const attempt = ctx.attempts[i] as UpstreamAttempt;
+export function pricingFormat(attempts: readonly UpstreamAttempt[], modelFormat: UpstreamFormat | undefined): UpstreamFormat | undefined {
+  for (let i = attempts.length - 1; i >= 0; i--) {
+    const attempt = attempts[i] as UpstreamAttempt;
     if (attempt.ok && attempt.format !== undefined) return attempt.format;
   }
-  return ctx.model && formatOf(ctx.model);
+  return modelFormat;
 }
 
 /**
@@ -37,64 +44,22 @@ export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined
  * - `units_only` (search units), `implausible` figures, or no usage although the upstream
  *   answered (a successful answer, or a stream that had started): charged 0, needs_review;
  * - no usage and no answer (refused or failed before the upstream answered), or an answer the
- *   gateway refused as invalid (`ctx.invalidAnswer`, JSON or stream): not billed, with whatever
+ *   gateway refused as invalid (`invalidAnswer`, JSON or stream): not billed, with whatever
  *   usage the upstream reported before the refusal kept in the log.
  * The admission estimate never enters this function.
  */
-export function decide(ctx: GatewayContext, succeeded: boolean): BillingDecision {
-  const usage = ctx.usage.snapshot();
-  if (ctx.invalidAnswer) return { usage, cost: '0', billingStatus: 'not_billed' };
-  const price = ctx.model?.pricing;
-  const format = pricingFormatOf(ctx);
+export function decide(facts: BillingFacts): BillingDecision {
+  const usage = facts.usage;
+  if (facts.invalidAnswer) return { usage, cost: '0', billingStatus: 'not_billed' };
   switch (usage.provenance) {
     case 'confirmed':
-      return { usage, cost: costOf(usage, price, format), billingStatus: 'billed' };
+      return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'billed' };
     case 'partial':
-      return { usage, cost: costOf(usage, price, format), billingStatus: 'needs_review' };
+      return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'needs_review' };
     case 'units_only':
     case 'implausible':
       return { usage, cost: '0', billingStatus: 'needs_review' };
-    default: {
-      const answered = succeeded || ctx.ttfbMs !== undefined;
-      return { usage, cost: '0', billingStatus: answered ? 'needs_review' : 'not_billed' };
-    }
+    default:
+      return { usage, cost: '0', billingStatus: facts.answered ? 'needs_review' : 'not_billed' };
   }
-}
-
-/** The settlement record for a decided request. */
-export function settlementOf(ctx: GatewayContext, decision: BillingDecision): Settlement {
-  return {
-    requestId: ctx.requestId,
-    callerId: ctx.caller?.id ?? '',
-    model: ctx.model?.id ?? '',
-    endpoint: ctx.endpoint,
-    ...decision,
-  };
-}
-
-/** Two private details as one (either may be missing). */
-const joined = (a: string | undefined, b: string | undefined): string | null => (a && b ? `${a}; ${b}` : a ?? b ?? null);
-
-/** The request-log entry of a finished request; `charge` is 0 until the store's settle says what it charged. */
-export function logEntryOf(ctx: GatewayContext, status: number, decision: BillingDecision | undefined): RequestLogEntry {
-  return {
-    requestId: ctx.requestId,
-    callerId: ctx.caller?.id ?? null,
-    endpoint: ctx.endpoint,
-    model: ctx.model?.id ?? ctx.requestedModel ?? null,
-    stream: ctx.stream,
-    status,
-    errorCode: ctx.errorCode ?? null,
-    usage: decision ? decision.usage : null,
-    cost: decision?.cost ?? '0',
-    charge: 0,
-    billingStatus: decision?.billingStatus ?? 'not_billed',
-    startedAt: ctx.startedAt,
-    durationMs: Math.round((performance.now() - ctx.startedHr) * 1000) / 1000,
-    ttfbMs: ctx.ttfbMs === undefined ? null : Math.round(ctx.ttfbMs * 1000) / 1000,
-    upstream: ctx.upstream ?? null,
-    detail: decision?.usage.provenance === 'implausible' ? joined(ctx.detail, ctx.usage.observed()) : ctx.detail ?? null,
-    user: ctx.user ?? null,
-    attempts: ctx.attempts.length > 0 ? ctx.attempts : NO_ATTEMPTS,
-  };
 }

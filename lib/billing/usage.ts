@@ -1,6 +1,15 @@
 /** Collects the usage an upstream confirmed during one request, with its provenance; implausible figures are flagged, never billed. */
-import type { Usage, UsageFigures } from '../types';
-import type { UsageRecorder } from '../upstreams/types';
+import type { Usage, UsageFigures } from './figures';
+
+/**
+ * Receives the usage the upstream confirmed. `report` may be called many times with
+ * cumulative figures (later figures replace earlier ones); `complete` says the upstream
+ * reported its final usage for the whole request.
+ */
+export interface UsageRecorder {
+  report(figures: UsageFigures): void;
+  complete(): void;
+}
 
 /** Largest token or unit figure believed for one request; anything above is recorded as observed and flagged for review. */
 export const MAX_USAGE_FIGURE = 1_000_000_000;

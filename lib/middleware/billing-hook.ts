@@ -2,10 +2,11 @@
 import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
-import { decide, logEntryOf, settlementOf } from '../billing/settle';
-import { gatewayContext, onResponseClose, type GatewayContext } from '../context';
+import { decisionOf, logEntryOf, settlementOf } from './billing-records';
+import { concludeBy, gatewayContext, type Conclusion, type GatewayContext, type WrapUps } from '../context';
 import type { GatewayObserver } from '../observe/observer';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
+import { then } from '../sync';
 
 /** What the `onSettled` hook receives. */
 export interface SettledRecord {
@@ -34,27 +35,21 @@ function finalStatus(res: Response): number {
   return res.headersSent ? res.statusCode : 499;
 }
 
-type Resolved = Required<Pick<BillingHookOptions, 'store' | 'writer'>> & BillingHookOptions;
+/** The options resolved, with `keep`: the writer's track(), bound once. */
+type Resolved = Required<Pick<BillingHookOptions, 'store' | 'writer'>> & BillingHookOptions & { keep: (pending: PromiseLike<unknown>) => void };
 
 /**
  * Decides, settles and logs a request whose upstream call is over. Returns a promise only while
  * a write is still under way: with a synchronous store (MemoryStore) it all happens at once.
  */
-function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promise<unknown> | undefined {
+function conclude(ctx: GatewayContext, res: Response, options: Resolved, wrapUps: WrapUps): Promise<unknown> | undefined {
   const status = finalStatus(res);
   if (status === 499 && !ctx.detail) ctx.detail = 'client disconnected before the answer';
   const succeeded = status < 400 && ctx.errorCode === undefined && res.writableFinished;
   const billable = !ctx.unbilled && ctx.caller !== undefined && ctx.model !== undefined && (ctx.hold !== undefined || ctx.upstream !== undefined);
-  const decision = billable ? decide(ctx, succeeded) : undefined;
-  for (const finalizer of ctx.finalizers) {
-    // Limits corrections: they need not delay the bill, and one that fails must not stop it.
-    try {
-      const out = finalizer(ctx);
-      if (out instanceof Promise) options.writer.track(out);
-    } catch {
-      // ignored, as above
-    }
-  }
+  const decision = billable ? decisionOf(ctx, succeeded) : undefined;
+  // The stages' wrap-ups (limits corrections, log notes): they need not delay the bill, and one that fails must not stop it.
+  wrapUps(options.keep);
   const entry = logEntryOf(ctx, status, decision);
   const requestId = ctx.requestId;
   // Written after the settlement, so a log line always describes money that has moved.
@@ -85,7 +80,7 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
   };
   const write = (): unknown => {
     const out = options.store.settle(settlement);
-    return out instanceof Promise ? out.then(charged) : charged(out);
+    return then(out, charged);
   };
   const settled = options.writer.run(write, { kind: 'settle', requestId, record: settlement });
   if (!settled) {
@@ -106,9 +101,9 @@ function conclude(ctx: GatewayContext, res: Response, options: Resolved): Promis
 }
 
 /** conclude(), with anything it throws turned into a rejection (it runs inside a `close` listener). */
-function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved): Promise<unknown> | undefined {
+function concludeSafely(ctx: GatewayContext, res: Response, options: Resolved, wrapUps: WrapUps): Promise<unknown> | undefined {
   try {
-    return conclude(ctx, res, options);
+    return conclude(ctx, res, options, wrapUps);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -129,22 +124,16 @@ export function billingHook(options: BillingHookOptions): RequestHandler {
   if (options.onSettled !== undefined && typeof options.onSettled !== 'function') {
     throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'billingHook: option "onSettled" must be a function.');
   }
-  const resolved: Resolved = Object.freeze({ ...options, store, writer: options.writer ?? new DurableWriter() });
-  // One hook for every request. An upstream call still running (a stream draining, a client
-  // that left) is waited for; the request is settled however that work ends.
-  const settleOnClose = (ctx: GatewayContext, res: Response): void => {
-    const work = ctx.work;
-    const out = work ? work.then(() => conclude(ctx, res, resolved), () => conclude(ctx, res, resolved)) : concludeSafely(ctx, res, resolved);
+  const writer = options.writer ?? new DurableWriter();
+  const resolved: Resolved = Object.freeze({ ...options, store, writer, keep: (pending: PromiseLike<unknown>) => writer.track(pending) });
+  // One conclusion for every request, run once it is over (an upstream call still running, a
+  // stream draining or a client that left, waited for): settled however that work ended.
+  const settle: Conclusion = (ctx, res, wrapUps) => {
+    const out = concludeSafely(ctx, res, resolved, wrapUps);
     if (out) resolved.writer.track(out);
   };
   return function billingHookMiddleware(_req, res, next) {
-    const ctx = gatewayContext(res);
-    if (ctx.settledBy) {
-      next(); // another billingHook() settles this request: once only
-      return;
-    }
-    ctx.settledBy = resolved;
-    onResponseClose(ctx, settleOnClose);
+    concludeBy(gatewayContext(res), settle); // a second billingHook() stands aside: settled once only
     next();
   };
 }

@@ -6,7 +6,7 @@ import { profileOf } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { MessagesRequest } from '../messages/request';
-import { agentCallOf, modelFor, startCall } from '../upstreams/run-call';
+import { agentCallOf, modelFor, startCall } from './run-call';
 import type { CountTokensRequest } from '../upstreams/types';
 import { sendJson } from '../wire/send-json';
 

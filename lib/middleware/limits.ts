@@ -3,12 +3,13 @@ import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
-import { pricingFormatOf } from '../billing/settle';
-import { gatewayContext, requestOver, type GatewayContext } from '../context';
+import { atEnd, gatewayContext, requestOver, type GatewayContext } from '../context';
+import { pricingFormatOf } from './billing-records';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Slot, Slots } from '../limits/slots';
+import { isThenable } from '../sync';
 import type { Caller, LimitSettings } from '../types';
 
 /** Options of limits(). */
@@ -47,9 +48,8 @@ interface Plan {
 const PLAN_CACHE_SIZE = 10_000;
 
 /**
- * Needs authenticate() before it and billingHook() around it (its finalizers give concurrency
- * slots back and correct tpm; without it a slot is given back only when its lease lapses, in
- * Redis). Counts tokens at admission from the estimate and corrects the count when the request
+ * Needs authenticate() before it. Once the request is over (atEnd(): after billingHook() decided
+ * it, where there is one) it gives its concurrency slot back and corrects tpm. Counts tokens at admission from the estimate and corrects the count when the request
  * settles (with the confirmed usage). Exceeded: 429 `rate_limit_error` with `retry-after`;
  * refused requests count against nothing. A counter backend that fails refuses the request
  * (fails closed) with 500 `api_error`.
@@ -93,7 +93,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
 
   /** Once the request is over: its slot back, and tpm corrected to the confirmed usage. */
   const finish = (a: Admission): Promise<unknown> | undefined => {
-    let pending: Array<Promise<unknown>> | undefined;
+    let pending: Array<PromiseLike<unknown>> | undefined;
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
     const model = a.ctx.model;
@@ -101,7 +101,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     for (const step of a.steps) {
       if (step.kind === 'tpm' && !known) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);
-      if (out instanceof Promise) (pending ??= []).push(out);
+      if (isThenable(out)) (pending ??= []).push(out);
     }
     return pending && Promise.all(pending);
   };
@@ -117,7 +117,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         stop(a, i, unavailable(err));
         return;
       }
-      if (out instanceof Promise) {
+      if (isThenable(out)) {
         out.then((answer) => (answer.ok ? take(a, i + 1) : stop(a, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(a, i, unavailable(err)));
         return;
       }
@@ -126,7 +126,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         return;
       }
     }
-    if (a.corrected) a.ctx.finalizers.push(() => finish(a));
+    if (a.corrected) atEnd(a.ctx, () => finish(a));
     a.next();
   };
 

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import { ChatChunks, completionFromMessage } from '../formats/openai-chat';
-import { messagesCallFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from './run-call';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';
 import { errorFrame } from '../wire/error-wire';

@@ -4,7 +4,7 @@ import type { ModelEntry } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import type { StreamEvent } from '../messages/events';
 import type { MessagesRequest } from '../messages/request';
-import { messagesCallFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from './run-call';
 import type { MessagesAdapter, UpstreamCallContext } from '../upstreams/types';
 import { messagesFrames, PING, type ForwardedFrame } from '../formats/anthropic';
 import { forwardingStreamOf } from '../upstreams/forwarding';

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
 import { badUpstreamAnswer } from '../answer-errors';
-import { modelFor, startCall } from '../upstreams/run-call';
+import { modelFor, startCall } from './run-call';
 import { sendJson } from '../wire/send-json';
 
 /** The gateway's rerank answer. */

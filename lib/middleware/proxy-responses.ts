@@ -6,7 +6,7 @@ import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { checkTimeout } from '../timeout';
 import { nativeResponsesOf } from '../upstreams/native-responses';
-import { messagesCallFor, startCall } from '../upstreams/run-call';
+import { messagesCallFor, startCall } from './run-call';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 import { checkKeepAliveMs } from '../wire/keep-alive';
 import { sendJson } from '../wire/send-json';

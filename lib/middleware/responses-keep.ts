@@ -1,5 +1,5 @@
 /** Keeping a Responses answer: the record written before its final event or JSON body goes out, or why not noted; `store` in the response says which. */
-import type { GatewayContext } from '../context';
+import { atEnd, type GatewayContext } from '../context';
 import { apiItemsOf, sealedOutput, type ResponseObject } from '../formats/openai-responses';
 import type { StreamEvent, StreamItem } from '../messages/events';
 import type { ResolvedResponses } from '../responses-options';
@@ -64,7 +64,7 @@ export class ResponseKeeper {
     const notes = this.responses.store;
     if (!notes) return;
     const previousResponseId = this.state.previous?.id ?? null;
-    this.ctx.finalizers.push(() => notes.noteResponse({ requestId: this.ctx.requestId, responseId, callerId, stored: false, reason, previousResponseId }));
+    atEnd(this.ctx, () => notes.noteResponse({ requestId: this.ctx.requestId, responseId, callerId, stored: false, reason, previousResponseId }));
   }
 }
 

@@ -7,6 +7,7 @@ import type { ResolvedResponses } from '../responses-options';
 import { checkResolvedResponses } from './responses-state';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { InputItemsQuery, ResponseStore } from '../stores/responses';
+import type { Awaitable } from '../sync';
 import { checkTimeout, withTimeout } from '../timeout';
 import { sendJson } from '../wire/send-json';
 
@@ -109,7 +110,7 @@ export function storedResponses(options: StoredResponsesOptions): StoredResponse
       }
       work.then((body) => (body ? sendJson(res, body) : next(notFound())), (err: unknown) => next(err instanceof GatewayError ? err : unavailable(err)));
     };
-  const bounded = <T>(work: T | Promise<T>, what: string): Promise<T> => withTimeout(work, timeoutMs, what);
+  const bounded = <T>(work: Awaitable<T>, what: string): Promise<T> => withTimeout(work, timeoutMs, what);
   return {
     get: reading(async (store, callerId, id, query) => {
       if (query('stream').some((v) => v !== 'false')) throw bad('stream', 'a stored response is read whole here (streaming one back is for background responses, which this gateway does not run)');

@@ -1,7 +1,7 @@
 /** responsesState(): a Responses request's stored state: the history it chains from (`previous_response_id`), and whether its own response is to be stored. */
 import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
-import { gatewayContext, type GatewayContext } from '../context';
+import { atEnd, gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { historyOf, itemsOf, type ResponsesRequest } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
@@ -54,7 +54,7 @@ export function checkResolvedResponses(value: unknown, who: string): ResolvedRes
 
 /** Adds `text` to the request log's detail when the request concludes (after whatever else set the detail). */
 export function logDetail(ctx: GatewayContext, text: string): void {
-  ctx.finalizers.push((c) => {
+  atEnd(ctx, (c) => {
     c.detail = c.detail ? `${text}; ${c.detail}` : text;
   });
 }

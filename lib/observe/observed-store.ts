@@ -1,5 +1,6 @@
 /** A store whose calls are reported to an observer; it answers exactly as the store it wraps (sync stays sync). */
 import type { GatewayStore } from '../stores/types';
+import { isThenable } from '../sync';
 import type { GatewayObserver } from './observer';
 
 /** `store` with each GatewayStore method reported to `observer.storeCall`: asynchronous calls with their time, failures always. */
@@ -16,8 +17,8 @@ export function observedStore(store: GatewayStore, observer: GatewayObserver): G
       throw err;
     }
     // An answer in the same call (MemoryStore) waited on nothing: only asynchronous calls have a latency worth a histogram.
-    if (!(out instanceof Promise)) return out;
-    return out.then(
+    if (!isThenable(out)) return out;
+    return Promise.resolve(out).then(
       (value: unknown) => { report(operation, performance.now() - started); return value; },
       (err: unknown) => { report(operation, performance.now() - started, err); throw err; },
     ) as R;

@@ -1,7 +1,7 @@
 /** Calls a store method that may answer at once or with a promise, bounded in time. */
 import { GATEWAY_DEFAULTS } from '../defaults';
 import { withTimeout } from '../timeout';
-import type { Awaitable } from './types';
+import { isThenable, type Awaitable } from '../sync';
 
 /** Longest wait for a store call on the request path, in ms. */
 export const DEFAULT_STORE_TIMEOUT_MS = GATEWAY_DEFAULTS.storeTimeoutMs;
@@ -19,10 +19,10 @@ export function callStore<T>(call: () => Awaitable<T>, timeoutMs: number, what: 
     failed(err);
     return;
   }
-  if (!(out instanceof Promise)) {
+  if (!isThenable(out)) {
     done(out);
     return;
   }
-  const pending = out;
+  const pending = Promise.resolve(out);
   withTimeout(pending, timeoutMs, what).then(done, (err: unknown) => failed(err, pending));
 }

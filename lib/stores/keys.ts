@@ -7,6 +7,9 @@ import type { Caller, LimitSettings } from '../types';
 import type { Page } from './reads';
 import type { Awaitable } from './types';
 
+/** A key to add (addKey() of MemoryStore and PostgresStore): the caller it authenticates. Provisioning never moves money: use credit(). */
+export type MemoryKey = Caller;
+
 /** A key's states: `revoked` is final; `disabled` can be enabled again. */
 export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
 

@@ -14,14 +14,13 @@ import { MemoryReviews } from './memory-reviews';
 import { MemoryKeys } from './memory-keys';
 import { MemoryCatalogOverrides } from './memory-catalog-overrides';
 import { MemoryResponses } from './memory-responses';
-import { keyIdOf, prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
+import { keyIdOf, prefixOf, type KeyAdminStore, type MemoryKey, type KeyPatch, type KeyRecord, type NewKey } from './keys';
 import type { CallerHolds, Hold, LedgerRow } from './memory-records';
 export type { LedgerRow } from './memory-records';
 import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
 
-/** A key to add: the caller it authenticates. Provisioning never moves money: use credit(). */
-export type MemoryKey = Caller;
+export type { MemoryKey } from './keys';
 
 /** Options of MemoryStore. */
 export interface MemoryStoreOptions {

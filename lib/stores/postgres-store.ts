@@ -13,7 +13,7 @@ import type { AuditEntry, AuditQuery, AuditStore } from './audit';
 import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
 import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
 import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
-import type { MemoryKey } from './memory-store';
+import type { MemoryKey } from './keys';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { PostgresResponses } from './postgres-responses';
 import { retrying, settleBatch, settleSql } from './postgres-settle';

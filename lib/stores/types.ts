@@ -1,11 +1,13 @@
 /** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
-import type { ErrorCode } from '../errors';
-import type { BillingStatus } from '../schemas/shapes';
-import type { Caller, Usage } from '../types';
-import type { UpstreamAttempt } from '../upstreams/types';
+import type { RequestLogEntry, Settlement } from '../billing/records';
+import type { Awaitable } from '../sync';
+import type { Caller } from '../types';
 
-/** A value or a promise of it: every store method may be sync or async. */
-export type Awaitable<T> = T | Promise<T>;
+/** What a store writes for a finished request: defined by billing, which makes them. */
+export type { RequestLogEntry, Settlement } from '../billing/records';
+
+/** A value or a promise (any thenable) of it: every store method may be sync or async (lib/sync.ts). */
+export type { Awaitable } from '../sync';
 
 /** How a request ended for billing (`waived`: a review resolved without a further charge); the list: BILLING_STATUSES (lib/schemas/shapes.ts). */
 export type { BillingStatus } from '../schemas/shapes';
@@ -30,21 +32,6 @@ export interface ReserveRequest {
 /** Outcome of a reserve: refused when the available balance (balance − live holds) is short. */
 export type ReserveResult = { ok: true } | { ok: false; available: number };
 
-/** The final money movement of one request. */
-export interface Settlement {
-  requestId: string;
-  callerId: string;
-  model: string;
-  endpoint: string;
-  /**
-   * Exact cost in minor units, a decimal string with at most 12 decimals ("0.0258"); "0" when
-   * nothing is billed. The store charges it through the caller's carried remainder (carryCharge()).
-   */
-  cost: string;
-  billingStatus: BillingStatus;
-  usage: Usage;
-}
-
 /** What a settle did: `charge` is the whole minor units charged for the request (the first result, on a retry). */
 export interface SettleResult {
   applied: boolean;
@@ -64,35 +51,6 @@ export interface BalanceStore {
   renewHolds(instanceId: string, expiresAt: number): Awaitable<void>;
   settle(settlement: Settlement): Awaitable<SettleResult>;
   release(requestId: string): Awaitable<void>;
-}
-
-/** One line of the request log: one per request that reached the router. */
-export interface RequestLogEntry {
-  requestId: string;
-  callerId: string | null;
-  endpoint: string;
-  model: string | null;
-  stream: boolean;
-  status: number;
-  errorCode: ErrorCode | null;
-  usage: Usage | null;
-  /** Exact cost in minor units (decimal string). */
-  cost: string;
-  /** Whole minor units charged (the cost plus the caller's carried remainder, rounded down). */
-  charge: number;
-  billingStatus: BillingStatus;
-  /** Epoch milliseconds when the request arrived. */
-  startedAt: number;
-  durationMs: number;
-  /** Time to the first byte of a stream, in milliseconds; null for JSON answers. */
-  ttfbMs: number | null;
-  upstream: string | null;
-  /** Private diagnosis (upstream status and text); never sent to a client. */
-  detail: string | null;
-  /** The caller's own `user` tag or `metadata.user_id`, if any. */
-  user: string | null;
-  /** Every upstream attempt when failover() retried; empty otherwise. */
-  attempts: readonly UpstreamAttempt[];
 }
 
 /** Appends request-log entries. */

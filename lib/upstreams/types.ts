@@ -1,18 +1,14 @@
 /** The adapter contract: how the gateway calls an upstream provider. */
 import type { UpstreamFormat } from '../billing/figures';
-import type { RerankRequest, RerankResult, UsageFigures } from '../types';
+import type { UpstreamAttempt } from '../billing/records';
+import type { UsageRecorder } from '../billing/usage';
+import type { RerankRequest, RerankResult } from '../types';
+
+/** Where an adapter reports usage, and the attempt record failover() keeps: defined by billing, which reads them. */
+export type { UpstreamAttempt } from '../billing/records';
+export type { UsageRecorder } from '../billing/usage';
 import type { StreamItem } from '../messages/events';
 import type { MessageResponse, MessagesRequest } from '../messages/request';
-
-/**
- * Receives the usage the upstream confirmed. `report` may be called many times with
- * cumulative figures (later figures replace earlier ones); `complete` says the upstream
- * reported its final usage for the whole request.
- */
-export interface UsageRecorder {
-  report(figures: UsageFigures): void;
-  complete(): void;
-}
 
 /** What the gateway hands an adapter for one call. */
 export interface UpstreamCallContext {
@@ -32,22 +28,6 @@ export interface UpstreamCallContext {
   forwardHeaders?: Readonly<Record<string, string>>;
 }
 
-/** One attempt at an upstream, as the request log keeps it. */
-export interface UpstreamAttempt {
-  upstream: string;
-  ok: boolean;
-  /** Standard code of a failed attempt. */
-  code?: string;
-  /** Private detail of a failed attempt. */
-  detail?: string;
-  ms: number;
-  /**
-   * The wire format of the upstream this attempt reached. The request's cache figures are priced
-   * by the format of the last successful attempt that carries one (the one that served), else by
-   * the model's adapter's; failover() sets it, and a host's own failover wrapper should too.
-   */
-  format?: UpstreamFormat;
-}
 
 /**
  * Upstream for `POST /v1/messages`. `create` answers with one complete message; `stream` yields

@@ -1,10 +1,19 @@
 /** Streams an adapter's events to the client in a wire format (Anthropic events or OpenAI chunks), kept alive through silences. */
 import type { Response } from 'express';
-import type { GatewayContext } from '../context';
 import { toGatewayError, type ErrorCode } from '../errors';
 import type { StreamEvent } from '../messages/events';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAlive } from './keep-alive';
 import { SseWriter } from './sse-writer';
+
+/** What a stream records of its request (the request context has these fields): first byte, whole answer, its failure. */
+export interface StreamRecord {
+  readonly startedHr: number;
+  ttfbMs?: number;
+  answered?: boolean;
+  detail?: string;
+  invalidAnswer: boolean;
+  errorCode?: ErrorCode;
+}
 
 /** How a stream of `T` (events, or events and forwarded frames) is written: the frames of a batch, the frame that ends it with an error, and the keep-alive frame. */
 export interface StreamFormat<T extends { type: string } = StreamEvent> {
@@ -28,7 +37,7 @@ const isMessageStop = (event: { type: string }): boolean => event.type === 'mess
  * failure after the 200 ends it with the format's error frame (standard code, safe text).
  */
 export async function streamAnswer<T extends { type: string }>(
-  source: AsyncIterable<T | readonly T[]>, ctx: GatewayContext, res: Response, format: StreamFormat<T>, keepAliveMs = DEFAULT_KEEP_ALIVE_MS,
+  source: AsyncIterable<T | readonly T[]>, ctx: StreamRecord, res: Response, format: StreamFormat<T>, keepAliveMs = DEFAULT_KEEP_ALIVE_MS,
 ): Promise<void> {
   const events = source[Symbol.asyncIterator]();
   const isStop = format.isStop ?? isMessageStop;

@@ -1,12 +1,12 @@
-/** Runs one upstream call for a proxy middleware: abort on client close, error routing, `ctx.work`. */
+/** Runs one upstream call for a proxy middleware: abort on client close, error routing, the call tracked by the request. */
 import type { NextFunction, Request, Response } from 'express';
 import { profileOf, type ModelEntry } from '../catalog';
-import { onResponseClose, type CloseHook, type GatewayContext } from '../context';
+import { onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
-import { CallContext } from './call-context';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';
 import type { MessagesRequest } from '../messages/request';
-import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from './types';
+import { CallContext } from '../upstreams/call-context';
+import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 
 /**
  * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
@@ -20,7 +20,7 @@ const abortUnfinished: CloseHook = (ctx) => {
 /**
  * Runs one upstream call for a request: aborts it when the client goes away, routes a failure
  * before the response started to `next` (the error handler answers it), records a later one,
- * and exposes the call as `ctx.work` while it runs, so billing settles only after it ended.
+ * and has the request track the call (track()), so it concludes only after the call ended.
  */
 export function startCall(
   ctx: GatewayContext,
@@ -35,15 +35,12 @@ export function startCall(
   ctx.upstreamCall = call;
   onResponseClose(ctx, abortUnfinished);
   ctx.upstream = upstreamName;
-  // ctx.work is cleared when the call ends, so billing can settle at once instead of waiting on it.
-  ctx.work = run(call).then(
+  track(ctx, run(call).then(
     () => {
       call.ended = true;
-      ctx.work = undefined;
     },
     (err: unknown) => {
       call.ended = true;
-      ctx.work = undefined;
       if (err instanceof GatewayError && err.invalidAnswer) ctx.invalidAnswer = true; // not billed, however it is answered
       if (!res.headersSent && !res.destroyed) {
         next(agent ? inUpstreamWords(err, agent) : err);
@@ -54,7 +51,7 @@ export function startCall(
       ctx.detail = error.detail ?? error.message;
       if (!res.writableEnded) res.end();
     },
-  );
+  ));
 }
 
 /**

@@ -1,0 +1,44 @@
+/** lib/billing/settle.ts: the billing rule decides from plain facts, and the format a request is priced by. */
+import { decide, pricingFormat, type BillingFacts } from '../../../lib/billing/settle';
+import type { Usage } from '../../../lib';
+
+const usage = (provenance: Usage['provenance'], input = 1_000, output = 500): Usage => ({
+  inputTokens: input, cacheReadInputTokens: 0, cacheWrite5mInputTokens: 0, cacheWrite1hInputTokens: 0, outputTokens: output, webSearchRequests: 0, searchUnits: 0, provenance,
+});
+// One minor unit per input token and two per output token.
+const facts = (over: Partial<BillingFacts>): BillingFacts => ({ usage: usage('confirmed'), pricing: { input: 1_000_000, output: 2_000_000 }, format: 'anthropic', invalidAnswer: false, answered: true, ...over });
+
+describe('decide', () => {
+  it.each([
+    ['confirmed', true, '2000', 'billed'],
+    ['partial', true, '2000', 'needs_review'],
+    ['units_only', true, '0', 'needs_review'],
+    ['implausible', true, '0', 'needs_review'],
+    ['none', true, '0', 'needs_review'],
+    ['none', false, '0', 'not_billed'],
+  ] as const)('%s usage (answered: %s) costs %s, %s', (provenance, answered, cost, billingStatus) => {
+    expect(decide(facts({ usage: usage(provenance), answered }))).toEqual({ usage: usage(provenance), cost, billingStatus });
+  });
+
+  it('never bills an answer refused as invalid, keeping its usage', () => {
+    expect(decide(facts({ invalidAnswer: true }))).toEqual({ usage: usage('confirmed'), cost: '0', billingStatus: 'not_billed' });
+  });
+
+  it('bills a free model 0', () => {
+    expect(decide(facts({ pricing: undefined })).cost).toBe('0');
+  });
+
+  it('prices cache reads by the format it is given', () => {
+    const read = { ...usage('confirmed', 0, 0), cacheReadInputTokens: 1_000 };
+    expect(decide(facts({ usage: read, format: 'anthropic' })).cost).toBe('100'); // 0.1x input
+    expect(decide(facts({ usage: read, format: 'openai' })).cost).toBe('500'); // 0.5x input
+  });
+});
+
+describe('pricingFormat', () => {
+  it("is the last successful attempt's format, else the model's", () => {
+    expect(pricingFormat([], 'anthropic')).toBe('anthropic');
+    expect(pricingFormat([{ upstream: 'a', ok: true, ms: 1, format: 'openai' }, { upstream: 'b', ok: false, ms: 1, format: 'anthropic' }], 'anthropic')).toBe('openai');
+    expect(pricingFormat([{ upstream: 'a', ok: true, ms: 1 }], undefined)).toBeUndefined();
+  });
+});

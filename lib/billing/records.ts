@@ -1,0 +1,65 @@
+/** The records a finished request leaves: its settlement, its request-log line and the upstream attempts the line lists. The stores keep them as they are. */
+import type { ErrorCode } from '../errors';
+import type { BillingStatus } from '../schemas/shapes';
+import type { UpstreamFormat, Usage } from './figures';
+
+/** The final money movement of one request. */
+export interface Settlement {
+  requestId: string;
+  callerId: string;
+  model: string;
+  endpoint: string;
+  /**
+   * Exact cost in minor units, a decimal string with at most 12 decimals ("0.0258"); "0" when
+   * nothing is billed. The store charges it through the caller's carried remainder (carryCharge()).
+   */
+  cost: string;
+  billingStatus: BillingStatus;
+  usage: Usage;
+}
+
+/** One line of the request log: one per request that reached the router. */
+export interface RequestLogEntry {
+  requestId: string;
+  callerId: string | null;
+  endpoint: string;
+  model: string | null;
+  stream: boolean;
+  status: number;
+  errorCode: ErrorCode | null;
+  usage: Usage | null;
+  /** Exact cost in minor units (decimal string). */
+  cost: string;
+  /** Whole minor units charged (the cost plus the caller's carried remainder, rounded down). */
+  charge: number;
+  billingStatus: BillingStatus;
+  /** Epoch milliseconds when the request arrived. */
+  startedAt: number;
+  durationMs: number;
+  /** Time to the first byte of a stream, in milliseconds; null for JSON answers. */
+  ttfbMs: number | null;
+  upstream: string | null;
+  /** Private diagnosis (upstream status and text); never sent to a client. */
+  detail: string | null;
+  /** The caller's own `user` tag or `metadata.user_id`, if any. */
+  user: string | null;
+  /** Every upstream attempt when failover() retried; empty otherwise. */
+  attempts: readonly UpstreamAttempt[];
+}
+
+/** One attempt at an upstream, as the request log keeps it. */
+export interface UpstreamAttempt {
+  upstream: string;
+  ok: boolean;
+  /** Standard code of a failed attempt. */
+  code?: string;
+  /** Private detail of a failed attempt. */
+  detail?: string;
+  ms: number;
+  /**
+   * The wire format of the upstream this attempt reached. The request's cache figures are priced
+   * by the format of the last successful attempt that carries one (the one that served), else by
+   * the model's adapter's; failover() sets it, and a host's own failover wrapper should too.
+   */
+  format?: UpstreamFormat;
+}
