@@ -77,7 +77,7 @@ afterAll(async () => {
   globalThis.fetch = realFetch;
 });
 
-/** The `openai` the SDK itself depends on (v7; the suite's own `openai` is v6), as a user's app would import it. */
+/** The `openai` the SDK itself depends on (resolved from the SDK, as a user's app would import it). */
 const { OpenAI } = require(require.resolve('openai', { paths: [path.dirname(require.resolve('@openai/agents-openai'))] })) as { OpenAI: new (options: { baseURL: string; apiKey: string; maxRetries: number }) => OpenAIClient };
 
 const calledWith: Json[] = [];

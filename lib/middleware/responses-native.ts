@@ -8,7 +8,7 @@ import type { NextFunction, Response } from 'express';
 import type { GatewayContext } from '../context';
 import { NativeStream, TERMINAL_EVENTS, type NativeEvent, type ResponseEnvelope, type ResponsesPlan } from '../formats/openai-responses';
 import type { NativeCall, NativeResponses, NativeUpstreamEvent } from '../upstreams/native-responses';
-import { startCall, type AgentCall } from '../upstreams/run-call';
+import { startCall, type AgentCall } from './run-call';
 import { sendJson } from '../wire/send-json';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 import type { ResponseKeeper } from './responses-keep';
