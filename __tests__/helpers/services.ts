@@ -36,7 +36,7 @@ export async function pgStore(options: { keyCacheMs?: number; sweepIntervalMs?: 
     store, pool, schema,
     drop: async () => {
       dropping = true;
-      store.close();
+      await store.close();
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await pool.end();
     },

@@ -227,7 +227,7 @@ it('on PostgresStore, sessions and failures are shared: signed in on A, the sess
     expect((await signIn(b.url, WRITE)).status).toBe(429);
     expect((await fetch(`${b.url}/keys`, { headers: { authorization: `Bearer ${WRITE}` } })).status).toBe(429);
   } finally {
-    storeB.close();
+    await storeB.close();
     await poolB.end();
   }
 });

@@ -219,7 +219,7 @@ it('health: not ready while the router drains, the schema is not migrated, or Re
   } finally {
     deadRedis.disconnect();
     redis.disconnect();
-    unmigrated.close();
+    await unmigrated.close();
     await made.drop();
   }
 });

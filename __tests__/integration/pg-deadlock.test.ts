@@ -15,7 +15,7 @@ async function withTwoInstances(test: (one: PostgresStore, two: PostgresStore) =
   try {
     await test(made.store, other);
   } finally {
-    other.close();
+    await other.close();
     await pool2.end();
     await made.drop();
   }
@@ -96,7 +96,7 @@ it('a reserve batch chosen as a deadlock victim is run again; any other database
     expect(calls).toHaveLength(3);
     expect(await made.store.getAccount('victim')).toMatchObject({ balance: 10, held: 4 });
   } finally {
-    store.close();
+    await store.close();
     await made.drop();
   }
 });

@@ -54,7 +54,7 @@ it('partitions the log by day; retention run by three instances at once drops th
     await made.store.appendLog(entry('req_swept', now - 3000));
     expect((await made.store.listRequests({ requestId: 'req_swept' })).items.map((e) => [e.status, e.startedAt])).toEqual([[200, now - 4000]]);
     expect(() => new PostgresStore({ pool: made.pool, schema: made.schema, requestLogRetentionDays: 0 })).toThrow(refused('ERR_MGW_INVALID_INTEGER', /requestLogRetentionDays/));
-    for (const s of stores) s.close();
+    await Promise.all(stores.map((s) => s.close()));
   } finally {
     await made.drop();
   }
@@ -77,7 +77,7 @@ it('migration 013 moves an unpartitioned log into daily partitions, keeping ever
     const store = new PostgresStore({ pool, schema, sweepIntervalMs: 0 });
     expect((await store.listRequests({ limit: 10 })).items.map((e) => e.requestId)).toEqual(['old_1', 'old_2', 'old_3', 'old_4']);
     expect(await partitions({ pool, schema })).toHaveLength(7); // 4 old days, today, tomorrow, default
-    store.close();
+    await store.close();
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await pool.end();
@@ -112,7 +112,7 @@ it('an operator-supplied RequestLogSink gets every log line in batches; money is
     expect((await made.pool.query(`SELECT count(*)::int AS n FROM ${made.schema}.request_log`)).rows[0]?.n).toBe(0);
   } finally {
     server.close();
-    store.close();
+    await store.close();
     await fake.close();
     await made.drop();
   }

@@ -45,7 +45,7 @@ describe('two instances on one PostgreSQL', () => {
   afterAll(async () => {
     await a.close();
     await b.close();
-    second.close();
+    await second.close();
     await pool.end();
     await made.drop();
   });

@@ -105,7 +105,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(running.map((r) => r.close()));
-  storeB.close();
+  await storeB.close();
   await poolB.end();
   await made.drop();
   await upstream.close();

@@ -27,7 +27,7 @@ it('PostgresStore: a host that provisions and credits at every start-up (new sto
       const store = new PostgresStore({ pool: made.pool, schema: made.schema, sweepIntervalMs: 0 });
       await store.addKey('sk-boot', { id: 'boot' });
       await store.credit({ callerId: 'boot', amount: 99_992, idempotencyKey: 'boot-opening-balance' });
-      store.close();
+      await store.close();
     }
     expect(await made.store.getAccount('boot')).toEqual({ balance: 99_992, held: 0, carry: '0', ledger: 99_992 });
   } finally {
@@ -67,7 +67,7 @@ it('PostgresStore: a database made by the previous schema (v2, with money in it)
     expect(await store.credit({ callerId: 'veteran', amount: 50, idempotencyKey: 'after-upgrade' })).toMatchObject({ applied: false });
     expect(await store.settle(settlement('req_open', 'veteran', 20))).toEqual({ applied: true, charge: 20 });
     expect(await store.getAccount('veteran')).toEqual({ balance: 980, held: 0, carry: '0', ledger: 980 });
-    store.close();
+    await store.close();
   } finally {
     await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
     await made.drop();
@@ -94,7 +94,7 @@ it('PostgresStore: a database made by the v6 schema (whole-unit charges) upgrade
     const results = await Promise.all(Array.from({ length: 200 }, () => store.settle(settlement(rid(), 'v6', '0.0258'))));
     expect(results.reduce((sum, r) => sum + r.charge, 0)).toBe(5); // 200 × 0.0258 = 5.16
     expect(await store.getAccount('v6')).toEqual({ balance: 994, held: 0, carry: '0.16', ledger: 994 });
-    store.close();
+    await store.close();
   } finally {
     await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
     await made.drop();
@@ -119,7 +119,7 @@ it('PostgresStore: usage recorded by the v9 schema (one cache-write total) reads
     expect((await store.listRequests({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
     expect((await store.listReviews({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
     expect((await store.listLedger({ callerId: 'v9' })).items[0]?.usage).toEqual(now);
-    store.close();
+    await store.close();
   } finally {
     await made.pool.query(`DROP SCHEMA IF EXISTS ${old} CASCADE`);
     await made.drop();
@@ -191,7 +191,7 @@ it('PostgresStore: a connection the server ends in the middle of a settlement tr
     expect(await store.settle(settlement('req_cut', 'cut', '7'))).toEqual({ applied: false, charge: 7 });
     expect(await store.getAccount('cut')).toEqual({ balance: 93, held: 0, carry: '0', ledger: 93 });
   } finally {
-    store.close();
+    await store.close();
     await made.drop();
   }
 });

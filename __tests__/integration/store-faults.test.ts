@@ -212,7 +212,7 @@ it('PostgreSQL briefly unreachable while a stream settles: the bill and the log 
     expect(reported.map((e) => String(e))).toEqual(reported.map(() => 'Error: Connection terminated unexpectedly'));
   } finally {
     await server.close();
-    pg.close();
+    await pg.close();
     await pool.end();
     await proxy.close();
     await base.drop();

@@ -40,7 +40,7 @@ export async function createStore(config: GatewayConfig): Promise<ConfiguredStor
   const { Pool } = await peer<typeof import('pg')>('pg', 'store');
   const pool = buildAt('store.url', () => new Pool({ connectionString: spec.url }));
   const store = buildAt('store', () => new PostgresStore({ pool, schema: spec.schema, keyCacheMs: spec.keyCacheMs, requestLogRetentionDays: spec.requestLogRetentionDays }));
-  return { store, describe: `postgres, schema ${store.schema}`, close: async () => { store.close(); await pool.end(); } };
+  return { store, describe: `postgres, schema ${store.schema}`, close: async () => { await store.close(); await pool.end(); } };
 }
 
 /** The ioredis client of a config's `redis`, not yet connected; undefined without one. */

@@ -27,10 +27,21 @@ export class PgCallers {
       await query('touchKeys', [[...new Set(hashes)]]);
       return hashes.map(() => undefined);
     });
-    this.touch = (hash) => { this.touches.add(hash).catch(onError); };
+    this.touch = (hash) => {
+      const write = this.touches.add(hash).catch(onError);
+      this.writing.add(write);
+      void write.finally(() => this.writing.delete(write));
+    };
   }
 
   private readonly touch: (hash: string) => void;
+  /** Last-use writes asked for and not yet written: what close() waits for. */
+  private readonly writing = new Set<Promise<void>>();
+
+  /** Resolves once every last-use write asked for so far is written (or its failure reported). */
+  async written(): Promise<void> {
+    await Promise.all(this.writing);
+  }
 
   async find(keyHash: string): Promise<Caller | undefined> {
     const cached = this.cache.get(keyHash);

@@ -234,10 +234,11 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     return { balance: num(row.balance), held: num(row.held), carry: decimal(row.carry), ledger: num(row.ledger) };
   }
 
-  /** Stops the sweeper and its pool listener (the pool is the host's to end). */
-  close(): void {
+  /** Stops the sweeper; resolves once the keys' last-use writes under way are written, then drops its pool listener (the pool is the host's to end). */
+  async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
+    await this.keys.written();
     this.pool.off?.('error', this.onError);
   }
 }
