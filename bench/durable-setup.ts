@@ -1,7 +1,7 @@
 /** The durable bench's part inside a server under test (bench/targets.ts): many accounts, and a Redis client for the limits. */
 import Redis from 'ioredis';
 import type { Pool } from 'pg';
-import type { PgClientLike } from '../lib/stores/migrate';
+import type { PgClientLike } from '../lib/stores/postgres/migrate';
 import type * as lib from '../lib';
 import { KEY } from './key';
 

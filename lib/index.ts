@@ -32,9 +32,9 @@ export { GatewayConfigError, CONFIG_ERRORS } from './config-errors';
 export type { ConfigErrorCode } from './config-errors';
 export { defaultEstimator } from './billing/estimate';
 export { carryCharge, type CarriedCharge } from './billing/money';
-export { MemoryStore } from './stores/memory-store';
-export { PostgresStore } from './stores/postgres-store';
-export { migrate } from './stores/migrate';
+export { MemoryStore } from './stores/memory/store';
+export { PostgresStore } from './stores/postgres/store';
+export { migrate } from './stores/postgres/migrate';
 export { anthropicAdapter } from './upstreams/providers/anthropic';
 export { openaiChatAdapter } from './upstreams/providers/openai-chat';
 export { openaiResponsesAdapter } from './upstreams/providers/openai-responses';
@@ -100,9 +100,9 @@ export type { ChatCompletion, ChatRequest, ChatUsage } from './formats/openai-ch
 export type { Estimator, TokenEstimate } from './billing/estimate';
 export type { DurableWriterOptions, SetAsideWrite } from './billing/durable';
 export type { LimiterBackendOptions, LimitKind } from './limits/limiters';
-export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory-store';
+export type { MemoryKey, MemoryStoreOptions, LedgerRow } from './stores/memory/store';
 export type { ResolveReview, ReviewPage, ReviewQuery, ReviewRecord, ReviewResolution, ReviewStore } from './stores/reviews';
-export type { PostgresStoreOptions } from './stores/postgres-store';
+export type { PostgresStoreOptions } from './stores/postgres/store';
 export type { RequestLogSink } from './stores/request-log-sink';
 export type {
   InputItemsPage, InputItemsQuery, NewResponse, NotStoredReason, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse,
@@ -111,7 +111,7 @@ export type { Credit, CreditResult } from './stores/credit';
 export type { AuditEntry, AuditQuery, AuditStore } from './stores/audit';
 export type { KeyAdminStore, KeyPatch, KeyRecord, KeyStatus, NewKey } from './stores/keys';
 export type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './stores/reads';
-export type { PgPoolLike, PgQueryable, PgResult } from './stores/migrate';
+export type { PgPoolLike, PgQueryable, PgResult } from './stores/postgres/migrate';
 export type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stores/stats';
 export type {
   Awaitable, BillingStatus, BalanceStore, GatewayStore, KeyStore, RequestLogEntry, RequestLogStore, ReserveRequest, ReserveResult, SettleResult, Settlement,

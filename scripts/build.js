@@ -14,7 +14,7 @@ try {
   process.exit(err.status ?? 1); // tsc printed why
 }
 require('./esm-wrapper');
-fs.cpSync(path.join(root, 'lib', 'stores', 'sql'), path.join(dist, 'stores', 'sql'), { recursive: true });
+fs.cpSync(path.join(root, 'lib', 'stores', 'postgres', 'sql'), path.join(dist, 'stores', 'postgres', 'sql'), { recursive: true });
 fs.cpSync(path.join(root, 'lib', 'admin', 'dashboard', 'public'), path.join(dist, 'admin', 'dashboard', 'public'), { recursive: true, filter: (f) => !f.endsWith('.d.ts') });
 const { editorSchema } = require(path.join(dist, 'cli', 'config-schema.js'));
 fs.writeFileSync(path.join(dist, 'cli', 'config.schema.json'), JSON.stringify(editorSchema(), null, 2));

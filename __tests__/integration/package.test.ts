@@ -51,7 +51,7 @@ describe('the packed tarball, as a TypeScript host installs it', () => {
 
   it('holds the build, the SQL migrations, the README and what it links to, and no sources or tests', () => {
     const files = shipped();
-    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/stores/sql/001_init.sql', 'README.md',
+    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/stores/postgres/sql/001_init.sql', 'README.md',
       'bin/model-gateway.js', 'dist/cli/config.schema.json', 'examples/gateway.yaml', 'docs/operations.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']));
     expect(files.filter((f) => f.includes('__tests__') || f.startsWith('lib/'))).toEqual([]);
   });

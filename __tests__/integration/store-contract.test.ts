@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MemoryStore, PostgresStore } from '../../lib';
 import { hashKey } from '../../lib/stores/hash';
-import { SQL_DIR, type PgPoolLike } from '../../lib/stores/migrate';
+import { SQL_DIR, type PgPoolLike } from '../../lib/stores/postgres/migrate';
 import { runStoreContract } from '../../lib/testing';
 import type { Settlement } from '../../lib';
 import { pgStore } from '../helpers/services';

@@ -53,6 +53,12 @@ const LAYERS: readonly Layer[] = [
     path: 'lib/formats/*/', face: 'index.ts', never: ['lib/formats/'],
     why: 'a wire format translates to and from the content model only: routes and adapters pick it through its index; it picks no other format',
   },
+  { path: 'lib/stores/memory/', never: ['lib/stores/postgres/'], why: 'the two stores implement the contracts in lib/stores/ each on its own: neither reads the other' },
+  { path: 'lib/stores/postgres/', never: ['lib/stores/memory/'], why: 'the two stores implement the contracts in lib/stores/ each on its own: neither reads the other' },
+  // Each contract file directly in lib/stores/ (listed as the test starts, so a new one is held too).
+  ...fs.readdirSync(path.join(__dirname, '..', '..', 'lib', 'stores')).filter((f) => f.endsWith('.ts')).map((f) => ({
+    path: `lib/stores/${f}`, never: ['lib/stores/memory/', 'lib/stores/postgres/'], why: 'a store contract knows no store that implements it',
+  })),
 ];
 
 /** Whether `file` is `prefix` (a file) or under it (a folder). */
@@ -190,6 +196,8 @@ describe('the layers of lib', () => {
     ['a leaf importing lib', 'lib/errors.ts', 'lib/own.ts'],
     ['the sync seam importing lib', 'lib/sync.ts', 'lib/errors.ts'],
     ['the content model importing a format', 'lib/messages/request.ts', 'lib/formats/anthropic/index.ts'],
+    ['one store importing the other', 'lib/stores/memory/store.ts', 'lib/stores/postgres/migrate.ts'],
+    ['a store contract importing a store', 'lib/stores/keys.ts', 'lib/stores/memory/keys.ts'],
   ])('refuses %s', (_case, from, to) => {
     expect(violations(new Map([[from, [to]]]))).toHaveLength(1);
   });
@@ -203,6 +211,7 @@ describe('the layers of lib', () => {
     ['lib/index.ts importing a format through its index', 'lib/index.ts', 'lib/formats/openai-responses/index.ts'],
     ['a stage importing the billing rule', 'lib/middleware/billing-records.ts', 'lib/billing/settle.ts'],
     ['an adapter importing the billing records', 'lib/upstreams/types.ts', 'lib/billing/records.ts'],
+    ['a store importing its contract', 'lib/stores/postgres/keys.ts', 'lib/stores/keys.ts'],
   ])('allows %s', (_case, from, to) => {
     expect(violations(new Map([[from, [to]]]))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /** SignInLimits: failed dashboard sign-ins and admin Bearer tokens per client address; past the limit, every attempt waits until they age out. */
 import { dashboardSessionsOf, type FailureCounter } from '../stores/dashboard-sessions';
-import { MemorySessions } from '../stores/memory-sessions';
+import { MemorySessions } from '../stores/memory/sessions';
 
 /** The window failures are counted in, in seconds: they age out when it ends, never earlier. */
 export const FAILURE_WINDOW_S = 15 * 60;

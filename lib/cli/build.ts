@@ -1,7 +1,7 @@
 /** Turns a checked config into the library's parts: the store, Redis, adapters and models; no I/O. */
 import { createCatalog, type ModelEntry } from '../catalog';
-import { MemoryStore } from '../stores/memory-store';
-import { PostgresStore } from '../stores/postgres-store';
+import { MemoryStore } from '../stores/memory/store';
+import { PostgresStore } from '../stores/postgres/store';
 import { failover } from '../upstreams/failover';
 import { nodeHttpFetch } from '../upstreams/http/node-http-fetch';
 import { anthropicAdapter } from '../upstreams/providers/anthropic';

@@ -5,8 +5,8 @@ import { GatewayError } from '../errors';
 import { noAccountError } from '../stores/credit';
 import { hashKey } from '../stores/hash';
 import { newKeySecret, prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';
-import type { MemoryStore } from '../stores/memory-store';
-import type { PostgresStore } from '../stores/postgres-store';
+import type { MemoryStore } from '../stores/memory/store';
+import type { PostgresStore } from '../stores/postgres/store';
 
 /** Parsed arguments: positionals and `--flag value` / `--flag` options. */
 export interface Args {

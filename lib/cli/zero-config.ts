@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashKey } from '../stores/hash';
 import { newKeySecret, prefixOf } from '../stores/keys';
-import type { MemoryStore } from '../stores/memory-store';
+import type { MemoryStore } from '../stores/memory/store';
 import { DEFAULT_PORT } from './apps';
 import { ConfigError, type GatewayConfig, type ModelConfig } from './config';
 

@@ -3,7 +3,7 @@ import { GatewayConfigError } from '../../config-errors';
 import { checkDuration } from '../../duration';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { dashboardSessionsOf, type DashboardSessionStore } from '../../stores/dashboard-sessions';
-import { MemorySessions } from '../../stores/memory-sessions';
+import { MemorySessions } from '../../stores/memory/sessions';
 import type { AdminIdentity, AdminTokens } from '../auth';
 import { DEFAULT_MAX_FAILURES, signInLimitsOf, type SignInLimits } from '../sign-in-limits';
 

@@ -1,10 +1,10 @@
 /** LedgerReads over in-memory lists: cursor pages in a fixed key order, and spend by day. */
-import { everyFigure, FIGURE_NAMES } from '../billing/figures';
-import { fromPico, toPico } from '../billing/money';
-import type { AuditEntry, AuditQuery } from './audit';
-import type { LedgerRow } from './memory-records';
-import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
-import type { RequestLogEntry } from './types';
+import { everyFigure, FIGURE_NAMES } from '../../billing/figures';
+import { fromPico, toPico } from '../../billing/money';
+import type { AuditEntry, AuditQuery } from '../audit';
+import type { LedgerRow } from './records';
+import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from '../reads';
+import type { RequestLogEntry } from '../types';
 
 /** A place in a list's order: compared part by part (numbers by value, strings by code unit); unique per item. */
 export type SortKey = readonly (number | string)[];

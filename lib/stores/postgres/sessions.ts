@@ -1,6 +1,6 @@
 /** PostgresStore's dashboard sessions and failed sign-ins (tables of migration 012), shared by every instance on the schema. */
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import type { DashboardSessionStore, FailureCounter, StoredSession } from './dashboard-sessions';
+import type { DashboardSessionStore, FailureCounter, StoredSession } from '../dashboard-sessions';
 import type { PgPoolLike } from './migrate';
 
 const num = (v: unknown): number => Number(v);

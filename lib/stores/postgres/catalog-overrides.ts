@@ -1,5 +1,5 @@
 /** PostgresStore's catalog overrides (tables of migration 011): one row per model, one version number polled by every instance. */
-import type { CatalogOverride, CatalogOverrideStore, OverrideChange } from './catalog-overrides';
+import type { CatalogOverride, CatalogOverrideStore, OverrideChange } from '../catalog-overrides';
 import type { PgPoolLike } from './migrate';
 
 export class PostgresCatalogOverrides implements CatalogOverrideStore {

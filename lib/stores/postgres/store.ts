@@ -1,29 +1,29 @@
 /** PostgresStore: the GatewayStore for several instances over one PostgreSQL (pg client). */
-import { GatewayConfigError } from '../config-errors';
-import type { Caller } from '../types';
+import { GatewayConfigError } from '../../config-errors';
+import type { Caller } from '../../types';
 import { Batcher } from './batcher';
-import { hashKey } from './hash';
-import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
-import * as reads from './postgres-reads';
-import * as pgKeys from './postgres-keys';
-import * as stats from './postgres-stats';
-import { prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from './keys';
-import { decimal, num } from './postgres-reads';
-import type { AuditEntry, AuditQuery, AuditStore } from './audit';
-import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
-import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
-import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
-import type { MemoryKey } from './keys';
+import { hashKey } from '../hash';
+import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from '../credit';
+import * as reads from './reads';
+import * as pgKeys from './keys';
+import * as stats from './stats';
+import { prefixOf, type KeyAdminStore, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
+import { decimal, num } from './reads';
+import type { AuditEntry, AuditQuery, AuditStore } from '../audit';
+import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from '../reads';
+import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from '../reviews';
+import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from '../stats';
+import type { MemoryKey } from '../keys';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
-import { PostgresResponses } from './postgres-responses';
-import { retrying, settleBatch, settleSql } from './postgres-settle';
-import { PgCallers } from './postgres-callers';
-import { maintainRequestLog, postgresLog } from './postgres-log';
-import type { RequestLogSink } from './request-log-sink';
-import { statements } from './postgres-sql';
-import { PostgresCatalogOverrides } from './postgres-catalog-overrides';
-import { PostgresSessions } from './postgres-sessions';
-import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
+import { PostgresResponses } from './responses';
+import { retrying, settleBatch, settleSql } from './settle';
+import { PgCallers } from './callers';
+import { maintainRequestLog, postgresLog } from './log';
+import type { RequestLogSink } from '../request-log-sink';
+import { statements } from './sql';
+import { PostgresCatalogOverrides } from './catalog-overrides';
+import { PostgresSessions } from './sessions';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from '../types';
 
 /** Options of PostgresStore. */
 export interface PostgresStoreOptions {
@@ -113,7 +113,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     if (version < latestVersion()) throw new Error(`PostgresStore: schema "${this.schema}" is at version ${version}, not ${latestVersion()}: run migrate().`);
   }
 
-  /** Creates or upgrades the tables (see lib/stores/sql). */
+  /** Creates or upgrades the tables (see lib/stores/postgres/sql). */
   migrate(): Promise<number[]> { return migrate(this.pool, this.schema); }
 
   /** The caller of a key digest; cached for `keyCacheMs` (the bound on how late a key change reaches this instance). */

@@ -1,8 +1,8 @@
 /** MemoryStore's keys: records by digest, found for authentication, listed and updated by operators. */
-import type { Caller } from '../types';
-import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from './keys';
-import { pageOf } from './memory-reads';
-import type { Page } from './reads';
+import type { Caller } from '../../types';
+import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
+import { pageOf } from './reads';
+import type { Page } from '../reads';
 
 export class MemoryKeys {
   private readonly byHash = new Map<string, KeyRecord>();

@@ -1,9 +1,9 @@
 /** PostgresStore's keys: records in the callers table (digest, id, prefix, grants, status, use, expiry). */
-import type { LimitSettings } from '../types';
-import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from './keys';
+import type { LimitSettings } from '../../types';
+import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
 import type { PgQueryable } from './migrate';
-import { cursorTime, isCursor } from './postgres-reads';
-import { decodeCursor, encodeCursor, pageSize, type Page } from './reads';
+import { cursorTime, isCursor } from './reads';
+import { decodeCursor, encodeCursor, pageSize, type Page } from '../reads';
 
 const COLUMNS = `key_id, prefix, caller_id, models, limits, metadata, status, extract(epoch FROM created_at) * 1000 AS created_ms,
   extract(epoch FROM last_used_at) * 1000 AS used_ms, extract(epoch FROM expires_at) * 1000 AS expires_ms, ${cursorTime('created_at')} AS cursor_at`;

@@ -1,8 +1,8 @@
 /** StatsReads over MemoryStore's maps and its kept request log. */
-import { fromPico, toPico } from '../billing/money';
-import { decodeCursor, encodeCursor, pageSize, type Page } from './reads';
-import { emptySeries, failed, isAccountCursor, type AccountQuery, type AccountRow, type SeriesPoint, type SeriesQuery } from './stats';
-import type { RequestLogEntry } from './types';
+import { fromPico, toPico } from '../../billing/money';
+import { decodeCursor, encodeCursor, pageSize, type Page } from '../reads';
+import { emptySeries, failed, isAccountCursor, type AccountQuery, type AccountRow, type SeriesPoint, type SeriesQuery } from '../stats';
+import type { RequestLogEntry } from '../types';
 
 const byBalance = (a: AccountRow, b: AccountRow): number => a.balance - b.balance || (a.callerId < b.callerId ? -1 : a.callerId > b.callerId ? 1 : 0);
 

@@ -1,7 +1,7 @@
 -- model-gateway schema v13: the request log partitioned by day (UTC) of started_at, so retention
 -- drops whole partitions instead of deleting rows. A request id is still logged once: a unique
 -- key must hold the partition key, so (request_id, started_at) is the key and the writes check
--- the id (lib/stores/postgres-log.ts). Rows outside every daily partition go to the default one.
+-- the id (lib/stores/postgres/log.ts). Rows outside every daily partition go to the default one.
 
 -- Makes the partition of one day if it is missing (rows of that day already in the default
 -- partition move into it). Safe from every instance at once: serialised by an advisory lock.

@@ -1,8 +1,8 @@
 /** PostgresStore's stored responses: one row per response, its input items by position, notes for the request log, a batched sweep. */
-import type { Usage } from '../types';
+import type { Usage } from '../../types';
 import type { PgQueryable, PgResult } from './migrate';
-import type { InputItemsPage, InputItemsQuery, NewResponse, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse } from './responses';
-import { checkItemsQuery, checkRecord, encodeRecord, isResponseId, noteOf, unknownCursor, windowOf } from './responses-rules';
+import type { InputItemsPage, InputItemsQuery, NewResponse, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse } from '../responses';
+import { checkItemsQuery, checkRecord, encodeRecord, isResponseId, noteOf, unknownCursor, windowOf } from '../responses-rules';
 
 /** Rows one sweep statement deletes at most, and statements one sweep runs at most (the next sweep goes on). */
 const SWEEP_BATCH = 500;

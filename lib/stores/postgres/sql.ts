@@ -1,5 +1,5 @@
-import { findKeysSql } from './postgres-keys';
-import { cursorTime } from './postgres-reads';
+import { findKeysSql } from './keys';
+import { cursorTime } from './reads';
 
 /** The SQL of PostgresStore: each money movement is one statement (a batch of reserves, of settlements). */
 

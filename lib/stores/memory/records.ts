@@ -1,5 +1,5 @@
 /** The records MemoryStore keeps: ledger rows and live holds. */
-import type { Usage } from '../types';
+import type { Usage } from '../../types';
 
 /** One movement of money; a balance is the sum of its ledger. */
 export interface LedgerRow {

@@ -1,8 +1,8 @@
 /** StatsReads in PostgreSQL: accounts by balance from the balances table, the request log grouped per bucket. */
 import type { PgQueryable } from './migrate';
-import { decimal, num } from './postgres-reads';
-import { decodeCursor, encodeCursor, pageSize, type Page } from './reads';
-import { emptySeries, isAccountCursor, type AccountQuery, type AccountRow, type SeriesPoint, type SeriesQuery } from './stats';
+import { decimal, num } from './reads';
+import { decodeCursor, encodeCursor, pageSize, type Page } from '../reads';
+import { emptySeries, isAccountCursor, type AccountQuery, type AccountRow, type SeriesPoint, type SeriesQuery } from '../stats';
 
 /** Accounts lowest balance first; caller ids in byte order ("C"), as MemoryStore orders them. */
 export async function listAccounts(db: PgQueryable, s: string, q: AccountQuery): Promise<Page<AccountRow>> {

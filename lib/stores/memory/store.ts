@@ -1,26 +1,26 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
-import { GatewayConfigError } from '../config-errors';
-import { carryCharge } from '../billing/money';
-import type { Caller } from '../types';
-import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from './credit';
+import { GatewayConfigError } from '../../config-errors';
+import { carryCharge } from '../../billing/money';
+import type { Caller } from '../../types';
+import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from '../credit';
 import { keepBounded, lastOf, trimBounded } from './bounded';
-import { auditPage, ledgerPage, requestPage, spendOf } from './memory-reads';
-import { accountsPage, seriesOf } from './memory-stats';
-import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from './stats';
-import type { AuditEntry, AuditQuery, AuditStore } from './audit';
-import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from './reads';
-import { hashKey } from './hash';
-import { MemoryReviews } from './memory-reviews';
-import { MemoryKeys } from './memory-keys';
-import { MemoryCatalogOverrides } from './memory-catalog-overrides';
-import { MemoryResponses } from './memory-responses';
-import { keyIdOf, prefixOf, type KeyAdminStore, type MemoryKey, type KeyPatch, type KeyRecord, type NewKey } from './keys';
-import type { CallerHolds, Hold, LedgerRow } from './memory-records';
-export type { LedgerRow } from './memory-records';
-import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from './reviews';
-import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from './types';
+import { auditPage, ledgerPage, requestPage, spendOf } from './reads';
+import { accountsPage, seriesOf } from './stats';
+import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from '../stats';
+import type { AuditEntry, AuditQuery, AuditStore } from '../audit';
+import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, SpendRow } from '../reads';
+import { hashKey } from '../hash';
+import { MemoryReviews } from './reviews';
+import { MemoryKeys } from './keys';
+import { MemoryCatalogOverrides } from './catalog-overrides';
+import { MemoryResponses } from './responses';
+import { keyIdOf, prefixOf, type KeyAdminStore, type MemoryKey, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
+import type { CallerHolds, Hold, LedgerRow } from './records';
+export type { LedgerRow } from './records';
+import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from '../reviews';
+import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from '../types';
 
-export type { MemoryKey } from './keys';
+export type { MemoryKey } from '../keys';
 
 /** Options of MemoryStore. */
 export interface MemoryStoreOptions {

@@ -1,12 +1,12 @@
 /** MemoryStore's reviews: kept bounded, listed oldest first, resolved once. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../../errors';
 import { keepBounded, lastOf } from './bounded';
-import { pageOf } from './memory-reads';
-import type { Page } from './reads';
+import { pageOf } from './reads';
+import type { Page } from '../reads';
 import {
   alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ReviewResolution, type ResolveReview,
-} from './reviews';
-import type { RequestLogEntry, Settlement } from './types';
+} from '../reviews';
+import type { RequestLogEntry, Settlement } from '../types';
 
 /** A settlement with the whole charge the store made for it. */
 export type ChargedSettlement = Settlement & { charge: number };

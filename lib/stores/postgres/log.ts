@@ -1,7 +1,7 @@
 /** PostgresStore's request log: batched writes to a table partitioned by day, and the retention that drops old partitions. */
 import type { PgQueryable } from './migrate';
-import type { RequestLogSink } from './request-log-sink';
-import type { RequestLogEntry } from './types';
+import type { RequestLogSink } from '../request-log-sink';
+import type { RequestLogEntry } from '../types';
 
 /**
  * One statement for a batch of entries. A request id is logged once: a sweeper's placeholder

@@ -1,5 +1,5 @@
 /** MemoryStore's catalog overrides: kept for the process's life, so a reload (SIGHUP) keeps them and a restart does not. */
-import type { CatalogOverride, CatalogOverrideStore, OverrideChange } from './catalog-overrides';
+import type { CatalogOverride, CatalogOverrideStore, OverrideChange } from '../catalog-overrides';
 
 export class MemoryCatalogOverrides implements CatalogOverrideStore {
   private readonly overrides = new Map<string, CatalogOverride>();

@@ -1,7 +1,7 @@
 /** PostgresStore's key lookups: cached per instance for `keyCacheMs`, the misses of a tick in one SELECT, "last used" in one UPDATE per batch. */
-import type { Caller } from '../types';
+import type { Caller } from '../../types';
 import { Batcher } from './batcher';
-import { callerOfRow } from './postgres-keys';
+import { callerOfRow } from './keys';
 
 const KEY_CACHE_SIZE = 10_000;
 

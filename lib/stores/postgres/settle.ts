@@ -1,8 +1,8 @@
 /** PostgresStore's settlement of a batch: one statement that charges each caller through its carried remainder. */
-import { toPico } from '../billing/money';
+import { toPico } from '../../billing/money';
 import type { PgPoolLike, PgQueryable, PgResult } from './migrate';
-import { num } from './postgres-reads';
-import type { SettleResult, Settlement } from './types';
+import { num } from './reads';
+import type { SettleResult, Settlement } from '../types';
 
 /** SQLSTATE of a settlement that met a concurrent settle of one of its request ids (raised by settleAll; retried). */
 const RACED = '40001';

@@ -1,6 +1,6 @@
 /** Dashboard sessions and failed sign-ins in this process's memory: DashboardSessions' own when its store keeps none. */
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { DashboardSessionStore, FailureCounter, StoredSession } from './dashboard-sessions';
+import type { DashboardSessionStore, FailureCounter, StoredSession } from '../dashboard-sessions';
 
 const ended = (s: StoredSession, now: number, idleMs: number): boolean => now >= s.expiresAt || now - s.lastSeen >= idleMs;
 

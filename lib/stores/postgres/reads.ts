@@ -1,13 +1,13 @@
 /** PostgresStore's reads: ledger, request log and spend (each query built from the filters given, for the indexes of 006), and reviews. */
-import { FIGURE_NAMES, type UsageFigureName } from '../billing/figures';
-import { fromPico, toPico } from '../billing/money';
+import { FIGURE_NAMES, type UsageFigureName } from '../../billing/figures';
+import { fromPico, toPico } from '../../billing/money';
 import type { PgQueryable } from './migrate';
-import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from './reads';
-import { GatewayError } from '../errors';
+import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from '../reads';
+import { GatewayError } from '../../errors';
 import type { PgResult } from './migrate';
-import { alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ResolveReview } from './reviews';
-import type { AuditEntry, AuditQuery } from './audit';
-import type { RequestLogEntry } from './types';
+import { alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ResolveReview } from '../reviews';
+import type { AuditEntry, AuditQuery } from '../audit';
+import type { RequestLogEntry } from '../types';
 
 /** A number PostgreSQL returned (bigint and numeric come as text). */
 export const num = (v: unknown): number => (typeof v === 'string' ? Number(v) : (v as number));
