@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CLAUDE_CODE_HEADERS, claudeCodeBody } from './claude-code-body';
 import { HEADERS, KEY } from './key';
+import { STREAM_SCENARIOS } from './streams';
 
 const msg = [{ role: 'user', content: 'Summarise the plot of a short story in one paragraph.' }];
 const SCENARIOS: Record<string, [string, object]> = {
@@ -24,6 +25,10 @@ const SCENARIOS: Record<string, [string, object]> = {
   agent: ['/v1/messages?beta=true', claudeCodeBody('agent')],
   'agent-openai': ['/v1/messages?beta=true', claudeCodeBody('agent-gpt')],
 };
+/** The long agent streams and the Codex body (bench/streams.ts): long, long-chat, codex-json, codex-gpt-json, codex-sse, codex-gpt-sse. */
+const STREAM_KEYS = ['long', 'long-chat', 'codex-json', 'codex-gpt-json', 'codex-sse', 'codex-gpt-sse'];
+STREAM_SCENARIOS.forEach((s, i) => { SCENARIOS[STREAM_KEYS[i] as string] = [s.gateway.path, s.gateway.body]; });
+const STREAM_HEADERS: Record<string, Record<string, string> | undefined> = Object.fromEntries(STREAM_SCENARIOS.map((s, i) => [STREAM_KEYS[i], s.gateway.headers]));
 
 const [target = 'gateway-memory', scenario = 'json', requests = '1000', warmUp = '3000'] = process.argv.slice(2);
 const chosen = SCENARIOS[scenario];
@@ -43,7 +48,7 @@ async function main(): Promise<void> {
   const [urlPath, body] = chosen as [string, object];
   const load = (amount: number): Promise<autocannon.Result> => autocannon({
     url: `http://127.0.0.1:${port}${urlPath}`, method: 'POST', amount, connections: 4, timeout: 120,
-    headers: { ...(scenario.startsWith('agent') ? CLAUDE_CODE_HEADERS : {}), ...HEADERS, authorization: `Bearer ${KEY}` }, body: JSON.stringify(body),
+    headers: { ...(scenario.startsWith('agent') ? CLAUDE_CODE_HEADERS : {}), ...STREAM_HEADERS[scenario], ...HEADERS, authorization: `Bearer ${KEY}` }, body: JSON.stringify(body),
   });
   try {
     await load(Number(warmUp));

@@ -21,3 +21,19 @@ export function chunkFrames({ id, created, model, includeUsage }: ChunkEnvelope)
   const tail = includeUsage ? '],"usage":null}\n\n' : ']}\n\n';
   return (choice) => head + JSON.stringify(choice) + tail;
 }
+
+/** Stands for the string a templated frame varies in (see stringFrames). */
+const MARK = JSON.stringify('\u0000mgw-value');
+
+/**
+ * Frames whose choice differs only in one string (a text delta, one call's argument fragments):
+ * `choice` is serialised once with a marker where the string goes, each frame is the two halves
+ * around `JSON.stringify(value)`, byte-identical to `frameOf` of the whole choice (property-tested).
+ */
+export function stringFrames(frameOf: (choice: object) => string, choice: (value: string) => object): (value: string) => string {
+  const frame = frameOf(choice(JSON.parse(MARK) as string));
+  const at = frame.lastIndexOf(MARK); // the choice comes last in the frame, after the envelope's strings
+  const head = frame.slice(0, at);
+  const tail = frame.slice(at + MARK.length);
+  return (value) => head + JSON.stringify(value) + tail;
+}

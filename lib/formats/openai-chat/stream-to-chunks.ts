@@ -1,7 +1,7 @@
 /** The Anthropic events of a stream → the chat route's `chat.completion.chunk` frames. */
 import type { StreamEvent } from '../../messages/events';
 import type { MessageUsage } from '../../messages/request';
-import { chunkFrames } from './chunk-envelope';
+import { chunkFrames, stringFrames } from './chunk-envelope';
 import { dataFrame, DONE } from '../../wire/sse-writer';
 import { finishReasonOf } from './tables';
 import { chatUsage } from './usage';
@@ -13,6 +13,9 @@ type Delta =
   | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }] }
   | Record<string, never>;
 
+/** A chunk's one choice. */
+const choiceOf = (delta: Delta, finish: string | null): object => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+
 /**
  * One translated stream: a first chunk with the role; a chunk per text delta (`content`), per
  * thinking delta (`reasoning_content`) and per tool call fragment (`tool_calls`: the first for a
@@ -23,8 +26,11 @@ type Delta =
 export class ChatChunks {
   private usage: Partial<MessageUsage> = {};
   private readonly frameOf: (choice: object) => string;
-  /** Each tool_use block's call number and whether arguments were sent for it, by block index. */
-  private calls: Map<number, { index: number; sent: boolean }> | undefined;
+  /** The frames of text and reasoning deltas, serialised but for their string (chunk-envelope.ts). */
+  private textFrame: ((text: string) => string) | undefined;
+  private reasoningFrame: ((text: string) => string) | undefined;
+  /** Each tool_use block's call number, whether arguments were sent for it and its fragments' frames, by block index. */
+  private calls: Map<number, { index: number; sent: boolean; frame: (args: string) => string }> | undefined;
 
   constructor(
     private readonly id: string,
@@ -36,7 +42,7 @@ export class ChatChunks {
   }
 
   private chunk(delta: Delta, finish: string | null): string {
-    return this.frameOf({ index: 0, delta, logprobs: null, finish_reason: finish });
+    return this.frameOf(choiceOf(delta, finish));
   }
 
   /** The frames for a batch of events; `message_stop` ends them with the usage (if asked for) and `[DONE]`. */
@@ -55,7 +61,8 @@ export class ChatChunks {
           if (block?.type !== 'tool_use') break;
           const calls = (this.calls ??= new Map());
           const index = calls.size;
-          calls.set(event.index as number, { index, sent: false });
+          const frame = stringFrames(this.frameOf, (args) => choiceOf({ tool_calls: [{ index, function: { arguments: args } }] }, null));
+          calls.set(event.index as number, { index, sent: false, frame });
           text += this.chunk({ tool_calls: [{ index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] }, null);
           break;
         }
@@ -90,14 +97,14 @@ export class ChatChunks {
     const delta = event.delta as { type?: string; text?: unknown; thinking?: unknown; partial_json?: unknown } | undefined;
     switch (delta?.type) {
       case 'text_delta':
-        return typeof delta.text === 'string' ? this.chunk({ content: delta.text }, null) : '';
+        return typeof delta.text === 'string' ? (this.textFrame ??= stringFrames(this.frameOf, (content) => choiceOf({ content }, null)))(delta.text) : '';
       case 'thinking_delta':
-        return typeof delta.thinking === 'string' ? this.chunk({ reasoning_content: delta.thinking }, null) : '';
+        return typeof delta.thinking === 'string' ? (this.reasoningFrame ??= stringFrames(this.frameOf, (reasoning_content) => choiceOf({ reasoning_content }, null)))(delta.thinking) : '';
       case 'input_json_delta': {
         const call = this.calls?.get(event.index as number);
         if (call === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return '';
         call.sent = true;
-        return this.chunk({ tool_calls: [{ index: call.index, function: { arguments: delta.partial_json } }] }, null);
+        return call.frame(delta.partial_json);
       }
       default: // signatures, citations and newer deltas have no chat counterpart
         return '';

@@ -12,6 +12,7 @@ import { stopReasonOf } from './tables';
 import type { RestoreName } from './tool-names';
 import type { ChunkToolCall, UpstreamChunk } from './types';
 import { messageUsage, usageFromChat } from './usage';
+import { quickChunk } from './quick-chunk';
 
 /** An error object in a stream chunk, in the wrapped (`{error:{…}}`) and unwrapped (`{object:"error"}`) shapes. */
 export function chunkError(chunk: Record<string, unknown>, name: string): GatewayError | undefined {
@@ -77,7 +78,8 @@ export class ChatStreamTranslator {
 
   /** Appends the events of one upstream SSE message (not `[DONE]`) to `events`; returns the error the message is, if it is one. */
   read(message: EventSourceMessage, events: StreamEvent[]): GatewayError | undefined {
-    const chunk = parseChunk(message.data, message.event, this.name);
+    // Text deltas and argument fragments as OpenAI writes them are matched, not parsed (quick-chunk.ts).
+    const chunk = (message.event === undefined && quickChunk(message.data)) || parseChunk(message.data, message.event, this.name);
     if (chunk instanceof GatewayError) return chunk;
     this.start(events);
     const usage = usageFromChat(chunk.usage);

@@ -23,6 +23,34 @@ export class ResponseEnvelope {
     readonly createdAt: number,
   ) {}
 
+  /** The echoed fields' members as JSON (`"k":v,…`), serialised once: they hold the request's instructions and tools. */
+  private echoMembers: string | undefined;
+  private echoKeys: string[] | undefined;
+
+  /**
+   * `JSON.stringify(response)` for a response made by object(), with the echoed fields' JSON made once per request
+   * (a stream's created, in_progress and final events each carry them). The same bytes (property-tested): the echo's
+   * members are spliced after the response's own; any response whose echoed fields are not the request's own values,
+   * or not last, is serialised whole.
+   */
+  json(response: ResponseObject): string {
+    const echo = this.plan.echo;
+    const keys = (this.echoKeys ??= Object.keys(echo));
+    const own: Record<string, unknown> = {};
+    let echoed = 0;
+    for (const key in response) {
+      const value = (response as unknown as Record<string, unknown>)[key];
+      if (echoed < keys.length && key === keys[echoed] && value === echo[key]) echoed++;
+      else if (echoed > 0 || Object.hasOwn(echo, key)) return JSON.stringify(response); // not the echo, last and in its order
+      else own[key] = value;
+    }
+    if (echoed < keys.length) return JSON.stringify(response);
+    const members = (this.echoMembers ??= JSON.stringify(echo).slice(1, -1));
+    const head = JSON.stringify(own);
+    if (members === '') return head;
+    return head === '{}' ? `{${members}}` : `${head.slice(0, -1)},${members}}`;
+  }
+
   /** The response in `status`, with its output and usage so far (none while in progress), and any field that overrides. */
   object(status: ResponseStatus, output: OutputItem[], usage: Partial<MessageUsage> | undefined, extra: Partial<ResponseObject> = {}): ResponseObject {
     return {

@@ -17,6 +17,10 @@ import { isIncomplete, type ResponseEnvelope } from './response';
 import { WEB_SEARCH_TOOL } from './tools';
 import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, ResponseObject, WebSearchItem } from './types';
 
+/** Stands for a response's JSON in an event's frame (responseEvent). */
+const MARK_VALUE = '\u0000mgw-response';
+const MARK = JSON.stringify(MARK_VALUE);
+
 /** What an open content block is being written into. */
 type Open =
   | { kind: 'text'; part: OutputText; at: number; content: number; id: string }
@@ -42,12 +46,19 @@ export class ResponsesStream {
     return frame({ type, ...fields, sequence_number: this.seq++ });
   }
 
+  /** An event carrying a response, written around the response's JSON (see ResponseEnvelope.json). */
+  private responseEvent(type: string, json: string): string {
+    const text = this.event(type, { response: MARK_VALUE });
+    const at = text.indexOf(MARK); // the type comes before, and holds no marker
+    return text.slice(0, at) + json + text.slice(at + MARK.length);
+  }
+
   /** `response.created` and `response.in_progress`, once, before anything else. */
   private start(): string {
     if (this.started) return '';
     this.started = true;
-    const response = this.envelope.object('in_progress', this.output, undefined);
-    return this.event('response.created', { response }) + this.event('response.in_progress', { response });
+    const response = this.envelope.json(this.envelope.object('in_progress', this.output, undefined));
+    return this.responseEvent('response.created', response) + this.responseEvent('response.in_progress', response);
   }
 
   /** The frames for a batch of events; `message_stop` ends them with the final response. */
@@ -74,7 +85,7 @@ export class ResponsesStream {
         case 'message_stop': {
           text += this.closeMessage();
           const response = this.finish();
-          text += this.event(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+          text += this.responseEvent(response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', this.envelope.json(response));
           break;
         }
         default: // ping and events with no Responses counterpart
