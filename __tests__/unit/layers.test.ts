@@ -143,6 +143,12 @@ describe('the layers of lib', () => {
     expect(violations(graph)).toEqual([]);
   });
 
+  it("is the table docs/architecture.md shows, floor by floor", () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| (\d+) \| (.+?) \|/gm)].map((m) => [...(m[2] ?? '').matchAll(/`([^`]+)`/g)].map((n) => `lib/${n[1]}`));
+    expect(rows).toEqual(FLOORS.map((floor) => floor.members));
+  });
+
   it('puts every file and folder of lib on exactly one floor', () => {
     const entries = fs.readdirSync(path.join(ROOT, 'lib'), { withFileTypes: true }).map((e) => `lib/${e.name}${e.isDirectory() ? '/' : ''}`);
     const members = FLOORS.flatMap((floor) => floor.members);
