@@ -3,11 +3,11 @@
  * per block), renumbers the frames of kept blocks by their head's digits (never parsing a delta
  * whose head JSON.stringify wrote), and passes a text-only stream through untouched.
  */
-import { GatewayError } from '../../lib';
-import type { StreamEvent } from '../../lib/messages/events';
-import type { MessageResponse } from '../../lib/messages/request';
-import { textOnlyMessage, textOnlyStream } from '../../lib/upstreams/text-only';
-import { forwardable, ForwardedFrame } from '../../lib/formats/anthropic';
+import { GatewayError } from '../../../lib';
+import type { StreamEvent } from '../../../lib/messages/events';
+import type { MessageResponse } from '../../../lib/messages/request';
+import { textOnlyMessage, textOnlyStream } from '../../../lib/upstreams/text-only';
+import { forwardable, ForwardedFrame } from '../../../lib/formats/anthropic';
 
 type Item = StreamEvent | ForwardedFrame;
 const fwd = (event: string, data: string): ForwardedFrame => forwardable(event, data) as ForwardedFrame;
