@@ -1,13 +1,13 @@
 /** Exact money, the estimate and the usage provenance rules. */
 import fc from 'fast-check';
-import { carryCharge, createCatalog, defaultEstimator } from '../../lib';
-import { costOf, holdFor } from '../../lib/billing/pricing';
-import { fromPico, toPico } from '../../lib/billing/money';
-import { pricingProblem, weightedTokens } from '../../lib/billing/pricing';
-import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../lib/billing/figures';
-import type { Pricing } from '../../lib';
-import { UsageTracker } from '../../lib/billing/usage';
-import { refused } from '../helpers/config-error';
+import { carryCharge, createCatalog, defaultEstimator } from '../../../lib';
+import { costOf, holdFor } from '../../../lib/billing/pricing';
+import { fromPico, toPico } from '../../../lib/billing/money';
+import { pricingProblem, weightedTokens } from '../../../lib/billing/pricing';
+import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../../lib/billing/figures';
+import type { Pricing } from '../../../lib';
+import { UsageTracker } from '../../../lib/billing/usage';
+import { refused } from '../../helpers/config-error';
 
 const usage = (input: number, output: number, read = 0, write = 0) =>
   ({ inputTokens: input, outputTokens: output, cacheReadInputTokens: read, cacheWrite5mInputTokens: write });

@@ -1,6 +1,6 @@
 /** The Responses grammar checker catches each way peers' streams were seen to break Codex and the openai SDK (responses-api reference §4). */
-import { responsesViolations } from '../helpers/responses-grammar';
-import type { Frame } from '../helpers/stream-grammar';
+import { responsesViolations } from '../../helpers/responses-grammar';
+import type { Frame } from '../../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
 const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };

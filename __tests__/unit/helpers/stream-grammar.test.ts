@@ -1,5 +1,5 @@
 /** The conformance suite's grammar checkers catch each way peers' translations were seen to break agents (docs/translation.md). */
-import { chatViolations, messagesViolations, parseFrames, type Frame } from '../helpers/stream-grammar';
+import { chatViolations, messagesViolations, parseFrames, type Frame } from '../../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
 const ev = (data: Json): Frame => ({ event: String(data.type), data });

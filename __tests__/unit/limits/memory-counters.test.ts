@@ -1,6 +1,6 @@
 /** In-process limit counters: fixed windows that forget refused points, and slots with no expiry. */
-import { WindowCounter } from '../../lib/limits/memory-counters';
-import { MemorySlots } from '../../lib/limits/slots';
+import { WindowCounter } from '../../../lib/limits/memory-counters';
+import { MemorySlots } from '../../../lib/limits/slots';
 
 afterEach(() => jest.useRealTimers());
 

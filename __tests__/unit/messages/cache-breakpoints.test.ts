@@ -1,6 +1,6 @@
 /** The gateway's cache breakpoints: where they go, when they are left out, and that nothing the caller sent is changed or copied needlessly. */
-import { hasCacheControl, withCacheBreakpoints } from '../../lib/messages/cache-breakpoints';
-import type { MessagesRequest } from '../../lib/messages/request';
+import { hasCacheControl, withCacheBreakpoints } from '../../../lib/messages/cache-breakpoints';
+import type { MessagesRequest } from '../../../lib/messages/request';
 
 const ON = { autoCache: true };
 const CC = { type: 'ephemeral' as const };

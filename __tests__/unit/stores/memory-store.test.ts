@@ -1,7 +1,7 @@
 /** MemoryStore's bounded records: the last maxRecords kept, at a cost that does not grow with maxRecords. */
-import { MemoryStore } from '../../lib';
-import type { RequestLogEntry } from '../../lib';
-import { usageOf } from '../helpers/usage';
+import { MemoryStore } from '../../../lib';
+import type { RequestLogEntry } from '../../../lib';
+import { usageOf } from '../../helpers/usage';
 
 const entry = (i: number): RequestLogEntry => ({
   requestId: `req_${i}`, callerId: 'c', endpoint: 'messages', model: 'm', stream: false, status: 200, errorCode: null, usage: null,

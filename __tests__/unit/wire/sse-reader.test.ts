@@ -1,5 +1,5 @@
 /** SseBatchReader: one batch per read, events split across reads joined, characters split across reads kept whole. */
-import { SseBatchReader } from '../../lib/wire/sse-reader';
+import { SseBatchReader } from '../../../lib/wire/sse-reader';
 
 function batches(chunks: Array<string | Uint8Array>): string[][] {
   const out: string[][] = [];

@@ -1,5 +1,5 @@
 /** frame(): one SSE frame with its event line and the event as JSON.stringify writes it. */
-import { frame } from '../../lib/wire/sse-writer';
+import { frame } from '../../../lib/wire/sse-writer';
 
 it('writes the event line and the JSON data line', () => {
   const event = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a\nb "c"' } };

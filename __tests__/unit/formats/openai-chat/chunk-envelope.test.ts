@@ -1,6 +1,6 @@
 /** The chat route's speed trick (lib/formats/openai-chat/chunk-envelope.ts): its frames must be the bytes JSON.stringify writes for the whole chunk. */
 import fc from 'fast-check';
-import { chunkFrames } from '../../lib/formats/openai-chat/chunk-envelope';
+import { chunkFrames } from '../../../../lib/formats/openai-chat/chunk-envelope';
 
 /** Any string, lone surrogates and control characters included. */
 const text = fc.string({ unit: 'binary' });

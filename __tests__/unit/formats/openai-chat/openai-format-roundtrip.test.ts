@@ -6,17 +6,17 @@
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
-import type { MessageResponse, MessagesRequest, StreamEvent } from '../../lib';
-import type { ContentBlock } from '../../lib/messages/content';
-import { completionFromMessage } from '../../lib/formats/openai-chat/answer-to-chat';
-import { fromChatCompletion } from '../../lib/formats/openai-chat/answer-from-chat';
-import { messagesFromChat } from '../../lib/formats/openai-chat/request-from-chat';
-import { toChatRequest } from '../../lib/formats/openai-chat/request-to-chat';
-import { ChatChunks } from '../../lib/formats/openai-chat/stream-to-chunks';
-import { ChatStreamTranslator } from '../../lib/formats/openai-chat/stream-to-events';
-import { nameRestorer } from '../../lib/formats/openai-chat/tool-names';
-import type { ChatMessage, ChatRequest } from '../../lib/formats/openai-chat/types';
-import { parseFrames } from '../helpers/stream-grammar';
+import type { MessageResponse, MessagesRequest, StreamEvent } from '../../../../lib';
+import type { ContentBlock } from '../../../../lib/messages/content';
+import { completionFromMessage } from '../../../../lib/formats/openai-chat/answer-to-chat';
+import { fromChatCompletion } from '../../../../lib/formats/openai-chat/answer-from-chat';
+import { messagesFromChat } from '../../../../lib/formats/openai-chat/request-from-chat';
+import { toChatRequest } from '../../../../lib/formats/openai-chat/request-to-chat';
+import { ChatChunks } from '../../../../lib/formats/openai-chat/stream-to-chunks';
+import { ChatStreamTranslator } from '../../../../lib/formats/openai-chat/stream-to-events';
+import { nameRestorer } from '../../../../lib/formats/openai-chat/tool-names';
+import type { ChatMessage, ChatRequest } from '../../../../lib/formats/openai-chat/types';
+import { parseFrames } from '../../../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
 const RUNS = 300;

@@ -1,14 +1,14 @@
 /** lib/formats/openai-chat's tables and rules: stop reasons, tool names, usage, what is dropped, what is refused (naming the field), gateway signatures. */
 import fc from 'fast-check';
-import { GatewayError, withoutGatewayThinking, type MessagesRequest } from '../../lib';
-import { fromChatCompletion } from '../../lib/formats/openai-chat/answer-from-chat';
-import { messagesFromChat } from '../../lib/formats/openai-chat/request-from-chat';
-import { toChatRequest } from '../../lib/formats/openai-chat/request-to-chat';
-import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../lib/messages/gateway-thinking';
-import { finishReasonOf, stopReasonOf } from '../../lib/formats/openai-chat/tables';
-import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../lib/formats/openai-chat/tool-names';
-import type { ChatRequest } from '../../lib/formats/openai-chat/types';
-import { usageFromChat } from '../../lib/formats/openai-chat/usage';
+import { GatewayError, withoutGatewayThinking, type MessagesRequest } from '../../../../lib';
+import { fromChatCompletion } from '../../../../lib/formats/openai-chat/answer-from-chat';
+import { messagesFromChat } from '../../../../lib/formats/openai-chat/request-from-chat';
+import { toChatRequest } from '../../../../lib/formats/openai-chat/request-to-chat';
+import { gatewaySignature, isGatewaySignature, reasoningFieldOf } from '../../../../lib/messages/gateway-thinking';
+import { finishReasonOf, stopReasonOf } from '../../../../lib/formats/openai-chat/tables';
+import { MAX_TOOL_NAME, nameRestorer, shortToolName } from '../../../../lib/formats/openai-chat/tool-names';
+import type { ChatRequest } from '../../../../lib/formats/openai-chat/types';
+import { usageFromChat } from '../../../../lib/formats/openai-chat/usage';
 
 type Json = Record<string, unknown>;
 const req = (extra: Json = {}, messages: unknown[] = [{ role: 'user', content: 'Hi' }]): MessagesRequest => ({ model: 'm', max_tokens: 9, messages, ...extra }) as MessagesRequest;

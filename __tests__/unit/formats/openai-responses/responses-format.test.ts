@@ -1,9 +1,9 @@
 /** The Responses format's pieces that must hold for any input: reversible ids and tool names, the gateway's reasoning content, usage, budgets. */
-import { callIdOf, responseIdOf, toolUseIdOf } from '../../lib/formats/openai-responses/ids';
-import { encryptedContentOf, outputAndThinking, reasoningBlockOf } from '../../lib/formats/openai-responses/reasoning';
-import { ToolNames, wireNameOf } from '../../lib/formats/openai-responses/tools';
-import { responsesUsage } from '../../lib/formats/openai-responses/usage';
-import { shortToolName } from '../../lib/formats/openai-chat/tool-names';
+import { callIdOf, responseIdOf, toolUseIdOf } from '../../../../lib/formats/openai-responses/ids';
+import { encryptedContentOf, outputAndThinking, reasoningBlockOf } from '../../../../lib/formats/openai-responses/reasoning';
+import { ToolNames, wireNameOf } from '../../../../lib/formats/openai-responses/tools';
+import { responsesUsage } from '../../../../lib/formats/openai-responses/usage';
+import { shortToolName } from '../../../../lib/formats/openai-chat/tool-names';
 
 describe('call ids ⇄ tool_use ids', () => {
   const ids = ['call_abc123', 'toolu_01XyZ', 'fc-1', 'call:1/x', 'call 2', 'α', 'cid_abc', `cid_${Buffer.from('call:1').toString('base64url')}`, 'x'.repeat(300), ''];

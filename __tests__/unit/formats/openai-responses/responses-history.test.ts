@@ -1,9 +1,9 @@
 /** Stored state in the API's item shapes: a stored input translates to the bytes the request sent; encrypted reasoning is kept, shown on request; the state factories refuse the unresolved option. */
-import { MemoryStore, proxyResponses, resolveOptions, responsesState, storedResponses, anthropicAdapter } from '../../lib';
-import { apiItemsOf, historyOf, sealedOutput, shownItem, shownResponse } from '../../lib/formats/openai-responses/history';
-import { messagesFromResponses } from '../../lib/formats/openai-responses/request';
-import type { InputItem, OutputItem, ResponsesRequest } from '../../lib/formats/openai-responses/types';
-import { refused } from '../helpers/config-error';
+import { MemoryStore, proxyResponses, resolveOptions, responsesState, storedResponses, anthropicAdapter } from '../../../../lib';
+import { apiItemsOf, historyOf, sealedOutput, shownItem, shownResponse } from '../../../../lib/formats/openai-responses/history';
+import { messagesFromResponses } from '../../../../lib/formats/openai-responses/request';
+import type { InputItem, OutputItem, ResponsesRequest } from '../../../../lib/formats/openai-responses/types';
+import { refused } from '../../../helpers/config-error';
 
 const target = { format: 'anthropic' as const, defaultMaxTokens: 4096 };
 const translate = (input: string | InputItem[]): string => JSON.stringify(messagesFromResponses({ model: 'm', input } as ResponsesRequest, target).request);
