@@ -1,0 +1,89 @@
+/** lib/catalog.ts: the catalog checked at construction (errors by ERR_MGW_* code), each model's profile, formats through failover groups. */
+import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
+import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, V1_PROFILE } from '../../lib/catalog';
+import { formatsOf } from '../../lib/upstreams/failover';
+import { refused } from '../helpers/config-error';
+
+const anthropic = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
+const openai = openaiChatAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
+const ranker = cohereAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
+const llm = (over: Partial<ModelEntry> = {}): ModelEntry => ({ id: 'm', capability: 'llm', upstream: anthropic, pricing: { input: 1, output: 2 }, ...over });
+
+describe('createCatalog()', () => {
+  it('indexes and freezes a valid list, once per list', () => {
+    const list = [llm(), llm({ id: 'r', capability: 'rerank', upstream: ranker })];
+    const catalog = createCatalog(list);
+    expect([...catalog.byId.keys()]).toEqual(['m', 'r']);
+    expect(Object.isFrozen(catalog.models[0])).toBe(true);
+    expect(createCatalog(list)).toBe(catalog);
+    expect(createCatalog(catalog)).toBe(catalog);
+  });
+
+  it.each([
+    ['an empty list', [], 'ERR_MGW_CATALOG_EMPTY', 'at least one model'],
+    ['no list', undefined, 'ERR_MGW_CATALOG_EMPTY', 'non-empty array'],
+    ['a duplicate id', [llm(), llm()], 'ERR_MGW_CATALOG_DUPLICATE_ID', '"m" is listed twice'],
+    ['an empty id', [llm({ id: '' })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'models[0]: "id" must be a non-empty string.'],
+    ['an unknown capability', [llm({ capability: 'chat' as never })], 'ERR_MGW_CATALOG_INVALID_MODEL', '"capability" of "m"'],
+    ['an adapter of the wrong kind', [llm({ upstream: ranker })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'must be a messages adapter'],
+    ['no pricing and not free', [llm({ pricing: undefined })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'has no "pricing"'],
+    ['a bad price', [llm({ pricing: { input: -1 } })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'models[0]: "m": '],
+    ['a bad maxOutputTokens', [llm({ maxOutputTokens: 0 })], 'ERR_MGW_CATALOG_INVALID_MODEL', '"maxOutputTokens" of "m"'],
+    ['a flag that is no boolean', [llm({ agentReady: 'yes' as never })], 'ERR_MGW_CATALOG_INVALID_MODEL', '"agentReady" of "m" must be true or false.'],
+    ['clampMaxTokens without a bound', [llm({ clampMaxTokens: true })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'needs "maxOutputTokens"'],
+    ['an agent-ready rerank model', [llm({ capability: 'rerank', upstream: ranker, agentReady: true })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'only an llm model'],
+    ['a createdAt that is no date', [llm({ createdAt: 'yesterday' })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'RFC 3339'],
+  ])('refuses %s by code', (_case, list, code, wording) => {
+    expect(() => createCatalog(list as never)).toThrow(refused(code as never, wording));
+  });
+});
+
+describe('profileOf()', () => {
+  it('gives a plain model the V1 profile itself', () => {
+    expect(profileOf(createCatalog([llm()]).models[0] as ModelEntry)).toBe(V1_PROFILE);
+    expect(V1_PROFILE).toEqual({ contract: 'v1', passThrough: false, forwardHeaders: [], autoCache: false, clampMaxTokens: false, defaultMaxTokens: DEFAULT_MAX_TOKENS });
+  });
+
+  it('gives an agent-ready model the whole contract, its headers, and automatic caching on an Anthropic upstream only', () => {
+    expect(profileOf(llm({ agentReady: true }))).toEqual({ contract: 'agent', passThrough: true, forwardHeaders: ['anthropic-version', 'anthropic-beta'], autoCache: true, clampMaxTokens: false, defaultMaxTokens: DEFAULT_MAX_TOKENS });
+    expect(profileOf(llm({ agentReady: true, autoCache: false })).autoCache).toBe(false);
+    expect(profileOf(llm({ agentReady: true, upstream: openai })).autoCache).toBe(false);
+    expect(profileOf(llm({ agentReady: true, upstream: failover([openai, anthropic]) })).autoCache).toBe(true);
+  });
+
+  it("takes the output bound and clamping from the model, once per entry", () => {
+    const model = llm({ maxOutputTokens: 100, clampMaxTokens: true });
+    expect(profileOf(model)).toMatchObject({ contract: 'v1', clampMaxTokens: true, defaultMaxTokens: 100 });
+    expect(profileOf(model)).toBe(profileOf(model));
+  });
+});
+
+describe('formats and access', () => {
+  it("reads a model's format from its adapter, and a failover group's members' formats", () => {
+    expect(formatOf(llm({ upstream: openai }))).toBe('openai');
+    expect(formatOf(llm({ capability: 'rerank', upstream: ranker }))).toBeUndefined();
+    expect(formatsOf(failover([anthropic, openai]))).toEqual(['anthropic', 'openai']);
+    expect(formatOf(llm({ upstream: failover([openai, openai]) }))).toBe('openai');
+    expect(formatOf(llm({ upstream: failover([anthropic, openai]) }))).toBeUndefined();
+  });
+
+  it("lets a caller use a model on its allow-list, or every model without one", () => {
+    expect(allowed(undefined, 'm')).toBe(true);
+    expect(allowed({ id: 'a' }, 'm')).toBe(true);
+    expect(allowed({ id: 'a', models: ['x'] }, 'm')).toBe(false);
+  });
+});
+
+describe('LiveCatalog', () => {
+  it('swaps a checked list whole, keeps the old one on a bad list, and lays its overlay over each', () => {
+    const live = new LiveCatalog([llm()]);
+    const read = catalogReader(live);
+    live.overlay((configured) => createCatalog([...configured.models, llm({ id: 'extra' })]));
+    expect([...read().byId.keys()]).toEqual(['m', 'extra']);
+    expect(() => live.replace([])).toThrow(refused('ERR_MGW_CATALOG_EMPTY'));
+    expect([...read().byId.keys()]).toEqual(['m', 'extra']);
+    live.replace([llm({ id: 'n' })]);
+    expect([...read().byId.keys()]).toEqual(['n', 'extra']);
+    expect([...live.base().byId.keys()]).toEqual(['n']);
+  });
+});

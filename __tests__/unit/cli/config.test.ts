@@ -1,0 +1,50 @@
+/** lib/cli/config.ts and config-error.ts: a config checked whole, every refusal in one wording: the value's path, what is wrong, the fix. */
+import { buildAt, ConfigError, configPath, parseConfig } from '../../../lib/cli/config';
+import { GatewayConfigError } from '../../../lib';
+
+const MINIMAL = 'models:\n  - { id: m, capability: llm, upstream: a, free: true }\n';
+const refusal = (text: string, env: NodeJS.ProcessEnv = {}): string => {
+  try {
+    parseConfig(text, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('not refused');
+};
+
+describe('parseConfig()', () => {
+  it('reads a minimal config, as YAML or JSON', () => {
+    expect(parseConfig(MINIMAL, {}).models).toEqual([{ id: 'm', capability: 'llm', upstream: 'a', free: true }]);
+    expect(parseConfig(JSON.stringify({ models: [{ id: 'm', capability: 'llm', upstream: 'a' }] }), {}).models).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown key', `${MINIMAL}colour: red\n`, /^colour: unknown key; remove it or fix its spelling \(allowed here: server, store, /],
+    ['a missing field', 'models:\n  - { id: m, upstream: a }\n', /^models\[0\]\.capability: required; add it$/],
+    ['a wrong type', `${MINIMAL}server: { port: "80" }\n`, /^server\.port: must be integer; change the value's type$/],
+    ['a value not in its enum', 'models:\n  - { id: m, capability: chat, upstream: a }\n', /^models\[0\]\.capability: must be one of "llm", "rerank"$/],
+    ['no models', 'models: []\n', /^models: /],
+    ['text that is no YAML', 'models: [\n', /^the file is not valid YAML or JSON: /],
+  ])('names the path of %s', (_case, text, wording) => {
+    expect(refusal(text)).toMatch(wording);
+  });
+
+  it('says which environment variable a refused value came from', () => {
+    expect(refusal(`${MINIMAL}server:\n  port: \${PORT}\n`, { PORT: 'eighty' })).toBe("server.port: must be integer; change the value's type (the value comes from environment variable PORT)");
+    expect(parseConfig(`${MINIMAL}server:\n  port: \${PORT:-8787}\n`, {}).server).toEqual({ port: 8787 });
+  });
+});
+
+describe('config paths and buildAt()', () => {
+  it('writes paths in one style', () => {
+    expect(configPath(configPath(configPath('', 'models'), 0), 'upstream')).toBe('models[0].upstream');
+  });
+
+  it("puts a library check's wording behind the section's path, once", () => {
+    const fail = (message: string) => () => { throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', message); };
+    expect(() => buildAt('upstreams.a', fail('option "baseURL" must be an http(s) URL'))).toThrow(new ConfigError('upstreams.a: option "baseURL" must be an http(s) URL'));
+    expect(() => buildAt('models', fail('models[2]: "id" must be a non-empty string.'))).toThrow(new ConfigError('models[2]: "id" must be a non-empty string.'));
+    expect(buildAt('x', () => 7)).toBe(7);
+  });
+});

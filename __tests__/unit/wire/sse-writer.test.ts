@@ -1,0 +1,8 @@
+/** frame(): one SSE frame with its event line and the event as JSON.stringify writes it. */
+import { frame } from '../../../lib/wire/sse-writer';
+
+it('writes the event line and the JSON data line', () => {
+  const event = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a\nb "c"' } };
+  expect(frame(event)).toBe(`event: content_block_delta\ndata: ${JSON.stringify(event)}\n\n`);
+  expect(frame(event).split('\n')).toHaveLength(4); // a newline in the text never breaks the frame
+});
