@@ -10,11 +10,11 @@ import * as lib from '../../lib';
 const VALUES = [
     'CONFIG_ERRORS', 'DEFAULT_MAX_TOKENS', 'DEFAULT_PERCENT_OF_INPUT', 'DashboardSessions', 'ERROR_STATUS', 'GatewayConfigError', 'GatewayError',
     'LiveCatalog', 'MemoryStore', 'OPENAI_ERRORS', 'OVERRIDE_MAX_AGE_MS', 'PostgresStore', 'VERSION', 'anthropicAdapter', 'authenticate',
-    'billingHook', 'carryCharge', 'cohereAdapter', 'compatVersion', 'compose', 'countTokens', 'createAdminRouter', 'createCatalog',
+    'billingHook', 'carryCharge', 'chatToMessages', 'cohereAdapter', 'compatVersion', 'compose', 'countTokens', 'createAdminRouter', 'createCatalog',
     'createGatewayRouter', 'createMetrics', 'defaultEstimator', 'errorBody', 'errorHandler', 'failover', 'gatewayContext', 'gracefulShutdown',
     'health', 'isBlock', 'isEvent', 'jinaAdapter', 'jsonBody', 'jsonLogger', 'limits', 'listModels', 'localStandIn', 'methodNotAllowed', 'migrate',
     'nodeHttpFetch', 'notFound', 'openaiChatAdapter', 'openaiErrorBody', 'openaiResponsesAdapter', 'otelObserver', 'proxyChatCompletions', 'proxyMessages', 'proxyRerank',
-    'proxyResponses', 'refuseWebSocket', 'requestId', 'reserve', 'resolveModel', 'resolveOptions', 'responsesState', 'storedResponses', 'teiAdapter',
+    'proxyResponses', 'refuseWebSocket', 'requestId', 'reserve', 'resolveModel', 'resolveOptions', 'responsesState', 'responsesToMessages', 'storedResponses', 'teiAdapter',
     'undiciFetch', 'upstreamError', 'validate', 'validateResponses', 'voyageAdapter', 'withoutGatewayThinking',
 ];
 
@@ -22,7 +22,7 @@ const TYPES = [
     'Account', 'AccountQuery', 'AccountRow', 'AdminRouterOptions', 'AdminStore', 'AdminToken', 'AnthropicAdapterOptions', 'AppliedOverride',
     'AuditEntry', 'AuditQuery', 'AuditStore', 'AuthScheme', 'AuthenticateOptions', 'Awaitable', 'BalanceStore', 'BillingHookOptions',
     'BillingStatus', 'BlockDelta', 'BodyKind', 'CacheControl', 'Caller', 'Capability', 'CarriedCharge', 'Catalog', 'CatalogOverride',
-    'CatalogOverrideStore', 'ChatCompletion', 'ChatRequest', 'ChatUsage', 'CohereAdapterOptions', 'CompatVersionOptions', 'ConfigErrorCode',
+    'CatalogOverrideStore', 'ChatCompletion', 'ChatRequest', 'ChatToMessagesOptions', 'ChatUsage', 'CohereAdapterOptions', 'CompatVersionOptions', 'ConfigErrorCode',
     'ContentBlock', 'CountTokensOptions', 'CountTokensRequest', 'Credit', 'CreditResult', 'CustomTool', 'DashboardSessionOptions',
     'DashboardSessionStore', 'DocumentBlock', 'DocumentSource', 'DurableWriterOptions', 'ErrorBody', 'ErrorCode', 'ErrorHandlerOptions', 'Estimator',
     'FailoverOptions', 'FailureCounter', 'FetchLike', 'GatewayContext', 'GatewayErrorOptions', 'GatewayMetrics', 'GatewayObserver', 'GatewayOptions',
@@ -37,7 +37,7 @@ const TYPES = [
     'RequestLogEntry', 'RequestLogSink', 'RequestLogStore', 'RequestQuery', 'RerankAdapter', 'RerankRequest', 'RerankResponse', 'RerankResult', 'ReserveMiddleware',
     'ReserveOptions', 'ReserveRequest', 'ReserveResult', 'ResolveModelOptions', 'ResolveReview', 'ResolvedConfig', 'ResolvedResponses',
     'ResponseItem', 'ResponseLike', 'ResponseNote', 'ResponseObject', 'ResponseStore', 'ResponsesOptions', 'ResponsesRequest', 'ResponsesState',
-    'ResponsesStateOptions', 'ResponsesUsage', 'ReviewPage', 'ReviewQuery', 'ReviewRecord', 'ReviewResolution', 'ReviewStore', 'Role', 'SeriesPoint',
+    'ResponsesStateOptions', 'ResponsesToMessagesOptions', 'ResponsesUsage', 'ReviewPage', 'ReviewQuery', 'ReviewRecord', 'ReviewResolution', 'ReviewStore', 'Role', 'SeriesPoint',
     'SeriesQuery', 'ServerTool', 'ServerToolResultBlock', 'ServerToolUseBlock', 'SetAsideWrite', 'SettleResult', 'SettledRecord', 'Settlement',
     'ShutdownGate', 'SpendRow', 'StatsReads', 'StopReason', 'StoredResponse', 'StoredResponsesOptions', 'StoredResponsesRoutes', 'StoredSession',
     'StreamEvent', 'StreamItem', 'TextBlock', 'ThinkingBlock', 'ThinkingConfig', 'TokenEstimate', 'Tool', 'ToolChoice', 'ToolResultBlock',
