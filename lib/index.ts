@@ -129,6 +129,8 @@ export type { FailoverOptions } from './upstreams/failover';
 export type {
   CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageRecorder,
 } from './upstreams/types';
+export type { ForwardingFace } from './upstreams/forwarding';
+export type { NativeResponsesFace } from './upstreams/native-responses';
 export type {
   Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
 } from './types';
