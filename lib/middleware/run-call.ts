@@ -8,12 +8,15 @@ import type { MessagesRequest } from '../messages/request';
 import { CallContext } from '../upstreams/call-context';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 
+/** Each request's upstream call, private to this stage: aborted if the response closes before it ended. */
+const calls = new WeakMap<GatewayContext, CallContext>();
+
 /**
  * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
  * stops now. A stream that reached the client whole (message_stop) lets its call drain.
  */
 const abortUnfinished: CloseHook = (ctx) => {
-  const call = ctx.upstreamCall;
+  const call = calls.get(ctx);
   if (call && !call.ended && !ctx.answered) call.abort();
 };
 
@@ -32,7 +35,7 @@ export function startCall(
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
   const call = new CallContext(ctx.requestId, ctx.usage, ctx, agent?.forwardHeaders);
-  ctx.upstreamCall = call;
+  calls.set(ctx, call);
   onResponseClose(ctx, abortUnfinished);
   ctx.upstream = upstreamName;
   track(ctx, run(call).then(
