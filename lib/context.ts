@@ -11,6 +11,7 @@ import { isThenable } from './sync';
 import type { WireFormat } from './wire/error-wire';
 import type { ModelEntry } from './catalog';
 import type { Caller } from './types';
+import type { CallContext } from './upstreams/call-context';
 import type { UpstreamAttempt } from './upstreams/types';
 
 /** State of one request as it goes through the pipeline. */
@@ -63,8 +64,14 @@ export interface GatewayContext {
   conclusion?: Conclusion;
   /** Set once the request's settlement was written (or set aside): its slots need no more renewal. */
   settled: boolean;
+  /** The gracefulShutdown() gate that counts this request (the first one met); later ones stand aside. */
+  gatedBy?: object;
+  /** Where that gate keeps this request's response. */
+  gateSlot: number;
   /** Work (a proxy call) that must end before the request concludes; see track(). */
   work?: Promise<void>;
+  /** The proxy's upstream call, aborted if the response closes before it ended. */
+  upstreamCall?: CallContext;
   /** The stages' wrap-ups, run once the request is over; see atEnd(). */
   readonly endings: Array<(ctx: GatewayContext) => unknown>;
   /** Run in order when the response closes; see onResponseClose(). */
@@ -90,7 +97,7 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, clientBody: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
-    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, work: undefined,
+    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],
   };
 }

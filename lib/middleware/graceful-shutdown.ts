@@ -1,7 +1,7 @@
 /** gracefulShutdown(): tracks requests in flight so the router can stop accepting, drain and end them. */
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler, Response } from 'express';
-import { gatewayContext, onResponseClose, type CloseHook, type GatewayContext } from '../context';
+import { gatewayContext, onResponseClose, type CloseHook } from '../context';
 import { GatewayError } from '../errors';
 import { errorFrame, errorJson } from '../wire/error-wire';
 
@@ -36,12 +36,6 @@ function end(res: Response): void {
 }
 
 /**
- * The gate's bookkeeping, private to this stage: each request counted by a gate (the first one met;
- * later ones stand aside), and where that gate keeps its response.
- */
-const gated = new WeakMap<GatewayContext, number>();
-
-/**
  * Creates the gate; mount it after requestId() and billingHook(). Responses in flight are kept
  * in the slots of an array, reused through a list of free ones, so no per-request container
  * keeps a finished request's objects alive into an older GC generation.
@@ -53,14 +47,13 @@ export function gracefulShutdown(): ShutdownGate {
   let closing = false;
   let idle: (() => void) | undefined;
   const release: CloseHook = (ctx) => {
-    const slot = gated.get(ctx) as number;
-    slots[slot] = undefined;
-    free.push(slot);
+    slots[ctx.gateSlot] = undefined;
+    free.push(ctx.gateSlot);
     if (--open === 0) idle?.();
   };
   const gate = function gracefulShutdownMiddleware(_req, res, next) {
     const ctx = gatewayContext(res);
-    if (gated.has(ctx)) {
+    if (ctx.gatedBy) {
       next(); // another gate (or this one, met again) counts this request: once only
       return;
     }
@@ -68,9 +61,9 @@ export function gracefulShutdown(): ShutdownGate {
       next(new GatewayError('overloaded_error', SHUTTING_DOWN));
       return;
     }
-    const slot = free.pop() ?? slots.length;
-    gated.set(ctx, slot);
-    slots[slot] = res;
+    ctx.gatedBy = gate;
+    ctx.gateSlot = free.pop() ?? slots.length;
+    slots[ctx.gateSlot] = res;
     open++;
     onResponseClose(ctx, release);
     next();

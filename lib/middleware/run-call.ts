@@ -8,15 +8,12 @@ import type { MessagesRequest } from '../messages/request';
 import { CallContext } from '../upstreams/call-context';
 import type { MessagesAdapter, RerankAdapter, UpstreamCallContext } from '../upstreams/types';
 
-/** Each request's upstream call, private to this stage: aborted if the response closes before it ended. */
-const calls = new WeakMap<GatewayContext, CallContext>();
-
 /**
  * Whoever cut the response short (client gone, error, shutdown), an unfinished upstream call
  * stops now. A stream that reached the client whole (message_stop) lets its call drain.
  */
 const abortUnfinished: CloseHook = (ctx) => {
-  const call = calls.get(ctx);
+  const call = ctx.upstreamCall;
   if (call && !call.ended && !ctx.answered) call.abort();
 };
 
@@ -35,7 +32,7 @@ export function startCall(
 ): void {
   if (ctx.closed || res.destroyed) return; // the client left during admission: no upstream call
   const call = new CallContext(ctx.requestId, ctx.usage, ctx, agent?.forwardHeaders);
-  calls.set(ctx, call);
+  ctx.upstreamCall = call;
   onResponseClose(ctx, abortUnfinished);
   ctx.upstream = upstreamName;
   track(ctx, run(call).then(
