@@ -29,6 +29,12 @@ export interface GatewayContext {
   /** How the caller authenticated. */
   authScheme?: 'x-api-key' | 'bearer';
   model?: ModelEntry;
+  /**
+   * The body in the client's own format (chat, Responses) as validated, once a translation stage
+   * (chatToMessages(), responsesToMessages()) handed on its Messages body in `req.body`; the Responses
+   * pass-through sends it. Undefined on the Messages routes, whose `req.body` is the client's.
+   */
+  clientBody?: Readonly<Record<string, unknown>>;
   /** The model name a refused request asked for (at most 256 characters): the log names it when no model resolved. */
   requestedModel?: string;
   stream: boolean;
@@ -89,7 +95,7 @@ declare global {
 export function createContext(requestId: string, endpoint: string, wireFormat: WireFormat = 'anthropic'): GatewayContext {
   return {
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
-    caller: undefined, authScheme: undefined, model: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
+    caller: undefined, authScheme: undefined, model: undefined, clientBody: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],

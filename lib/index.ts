@@ -8,12 +8,14 @@ export { jsonBody } from './middleware/json-body';
 export { authenticate } from './middleware/authenticate';
 export { compatVersion } from './middleware/compat-version';
 export { validate } from './middleware/validate';
+export { chatToMessages } from './middleware/chat-to-messages';
 export { resolveModel } from './middleware/resolve-model';
 export { limits } from './middleware/limits';
 export { reserve } from './middleware/reserve';
 export { proxyMessages } from './middleware/proxy-messages';
 export { proxyChatCompletions } from './middleware/proxy-chat';
 export { validateResponses } from './middleware/validate-responses';
+export { responsesToMessages } from './middleware/responses-to-messages';
 export { proxyResponses } from './middleware/proxy-responses';
 export { responsesState } from './middleware/responses-state';
 export { storedResponses } from './middleware/responses-read';
@@ -73,6 +75,7 @@ export type { JsonBodyOptions } from './middleware/json-body';
 export type { AuthenticateOptions, AuthScheme } from './middleware/authenticate';
 export type { CompatVersionOptions } from './middleware/compat-version';
 export type { BodyKind, ValidateOptions } from './middleware/validate';
+export type { ChatToMessagesOptions } from './middleware/chat-to-messages';
 export type { ResolveModelOptions } from './middleware/resolve-model';
 export type { CountTokensOptions } from './middleware/count-tokens';
 export type { LimitsOptions } from './middleware/limits';
@@ -91,6 +94,7 @@ export type { ErrorHandlerOptions } from './middleware/error-handler';
 export type { ProxyMessagesOptions } from './middleware/proxy-messages';
 export type { ProxyChatOptions } from './middleware/proxy-chat';
 export type { ValidateResponsesOptions } from './middleware/validate-responses';
+export type { ResponsesToMessagesOptions } from './middleware/responses-to-messages';
 export type { ProxyResponsesOptions } from './middleware/proxy-responses';
 export type { ResponsesState, ResponsesStateOptions } from './middleware/responses-state';
 export type { StoredResponsesOptions, StoredResponsesRoutes } from './middleware/responses-read';
@@ -125,6 +129,8 @@ export type { FailoverOptions } from './upstreams/failover';
 export type {
   CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageRecorder,
 } from './upstreams/types';
+export type { ForwardingFace } from './upstreams/forwarding';
+export type { NativeResponsesFace } from './upstreams/native-responses';
 export type {
   Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
 } from './types';

@@ -22,7 +22,9 @@ import { requestId, type RequestIdOptions } from './middleware/request-id';
 import { reserve } from './middleware/reserve';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
+import { chatToMessages } from './middleware/chat-to-messages';
 import { validateResponses } from './middleware/validate-responses';
+import { responsesToMessages } from './middleware/responses-to-messages';
 import { storedResponseEndpoint, storedResponses } from './middleware/responses-read';
 import { responsesState } from './middleware/responses-state';
 import { refuseWebSocket } from './middleware/websocket-refused';
@@ -97,21 +99,21 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const messages = compose([...head('messages'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }),
     validate('messages', { models }), ...admission, proxyMessages({ keepAliveMs: config.keepAliveMs })]);
-  // Chat completions: the same pipeline in OpenAI's shapes (validate('chat') hands on a Messages body).
+  // Chat completions: the same pipeline in OpenAI's shapes; chatToMessages() hands on a Messages body (the chat body kept as ctx.clientBody).
   const chat = compose([...head('chat_completions', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
-    validate('chat', { models }), ...admission, proxyChatCompletions({ keepAliveMs: config.keepAliveMs })]);
+    validate('chat', { models, translate: false }), chatToMessages({ models }), ...admission, proxyChatCompletions({ keepAliveMs: config.keepAliveMs })]);
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator })]);
-  // Responses: the same pipeline in the Responses format (validateResponses() hands on a Messages body);
+  // Responses: the same pipeline in the Responses format (responsesToMessages() hands on a Messages body);
   // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
   const stored = { responses: config.responses, timeoutMs: config.storeTimeoutMs };
   const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
-    responsesState(stored), validateResponses({ models }), ...admission,
+    responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models }), ...admission,
     proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, storeTimeoutMs: config.storeTimeoutMs })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
-    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, count: true }),
+    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true }),
     limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator, answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { anthropicAdapter } from '../../lib';
-import type { MessagesAdapter, StreamEvent } from '../../lib';
+import type { ForwardingFace, MessagesAdapter, MessagesRequest, StreamEvent, UpstreamCallContext } from '../../lib';
 import { forwardingStreamOf } from '../../lib/upstreams/forwarding';
 import { startFake, type FakeServer } from '../helpers/fake-server';
 import { addCaller, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -18,6 +18,8 @@ let fake: FakeServer;
 let gw: RunningGateway;
 let key: string;
 let builtIn: MessagesAdapter;
+/** What each wrapper's stream() and face were asked for. */
+const calls = { spreadStream: 0, reboundStream: 0, reboundFace: 0 };
 beforeAll(async () => {
   fake = await startFake(async (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -25,6 +27,12 @@ beforeAll(async () => {
     res.end();
   });
   builtIn = anthropicAdapter({ baseURL: fake.url });
+  const face = builtIn.forward as ForwardingFace;
+  // A wrapper that changes stream() (the face it spread is bound to builtIn): served through its stream().
+  const spread: MessagesAdapter = { ...builtIn, stream: (request, ctx) => (calls.spreadStream++, builtIn.stream(request, ctx)) };
+  // A wrapper that wraps the face too, bound to itself: the fast path, through its face.
+  const wrapper = { ...builtIn, stream: (request: MessagesRequest, ctx: UpstreamCallContext) => (calls.reboundStream++, builtIn.stream(request, ctx)) };
+  const rebound: MessagesAdapter = Object.assign(wrapper, { forward: { of: wrapper, stream: (request: MessagesRequest, ctx: UpstreamCallContext, runs: boolean) => (calls.reboundFace++, face.stream(request, ctx, runs)) } });
   gw = await startGateway({
     models: [
       { id: 'forwarded', capability: 'llm', upstream: builtIn, pricing: { input: 1, output: 1 } },
@@ -33,6 +41,8 @@ beforeAll(async () => {
       // Agent-ready: content frames pass through in runs (lib/formats/anthropic/frame-reader.ts).
       { id: 'forwarded-agent', capability: 'llm', upstream: builtIn, pricing: { input: 1, output: 1 }, agentReady: true },
       { id: 'objects-agent', capability: 'llm', upstream: { ...builtIn }, pricing: { input: 1, output: 1 }, agentReady: true },
+      { id: 'spread-wrapper', capability: 'llm', upstream: spread, pricing: { input: 1, output: 1 } },
+      { id: 'rebound-wrapper', capability: 'llm', upstream: rebound, pricing: { input: 1, output: 1 } },
     ],
   });
   ({ key } = addCaller(gw.store));
@@ -78,6 +88,15 @@ function cut(text: string, at: number[]): string[] {
 it('only the built-in adapter object offers forwarding: not a copy, not a wrapper', () => {
   expect(forwardingStreamOf(builtIn)).toBeDefined();
   expect(forwardingStreamOf({ ...builtIn })).toBeUndefined();
+});
+
+it("a wrapper that changes stream() is served through it; one that binds a face of its own gets the fast path through that face", async () => {
+  script = [answer([['a', 'b']], 2).map(sse).join('')];
+  const objects = await streamed('objects');
+  expect(await streamed('spread-wrapper')).toBe(objects);
+  expect(calls).toEqual({ spreadStream: 1, reboundStream: 0, reboundFace: 0 });
+  expect(await streamed('rebound-wrapper')).toBe(await streamed('forwarded'));
+  expect(calls).toEqual({ spreadStream: 1, reboundStream: 0, reboundFace: 1 });
 });
 
 it('the client gets the same bytes with frames forwarded as through the objects, for any text and any cut of the upstream body', async () => {

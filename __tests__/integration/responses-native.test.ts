@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { costOf } from '../../lib/billing/pricing';
-import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
+import { openaiResponsesAdapter, type MessagesAdapter, type MessagesRequest, type ModelEntry, type NativeResponsesFace, type UpstreamCallContext } from '../../lib';
 import { functionCall, message, reasoning, responsesUsage, startResponsesFake, type ResponsesFake, type ResponsesTurn } from '../helpers/fake-responses';
 import { UPSTREAM_KEY } from '../helpers/fake-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
@@ -24,10 +24,20 @@ const answer = (): ResponsesTurn => ({
 let fake: ResponsesFake;
 let gw: RunningGateway;
 let key: string;
+/** What each wrapper's stream() and pass-through face were asked for. */
+const calls = { spreadStream: 0, reboundStream: 0, reboundFace: 0 };
 beforeAll(async () => {
   fake = await startResponsesFake(answer);
   const upstream = openaiResponsesAdapter({ baseURL: `${fake.url}/v1`, apiKey: UPSTREAM_KEY });
-  const models: ModelEntry[] = [{ id: 'gpt', capability: 'llm', upstream, upstreamModel: 'gpt-5.5', agentReady: true, pricing: PRICING }];
+  const face = upstream.responses as NativeResponsesFace;
+  // A wrapper that changes stream() (the face it spread is bound to the adapter): served translated, through its stream().
+  const spread: MessagesAdapter = { ...upstream, stream: (request, ctx) => (calls.spreadStream++, upstream.stream(request, ctx)) };
+  // A wrapper that wraps the face too, bound to itself: passed through, by that face.
+  const wrapper = { ...upstream, stream: (request: MessagesRequest, ctx: UpstreamCallContext) => (calls.reboundStream++, upstream.stream(request, ctx)) };
+  const rebound: MessagesAdapter = Object.assign(wrapper, { responses: { ...face, of: wrapper, stream: (call: Parameters<typeof face.stream>[0], ctx: UpstreamCallContext) => (calls.reboundFace++, face.stream(call, ctx)) } });
+  const models: ModelEntry[] = [{ id: 'gpt', capability: 'llm', upstream, upstreamModel: 'gpt-5.5', agentReady: true, pricing: PRICING },
+    { id: 'gpt-spread', capability: 'llm', upstream: spread, upstreamModel: 'gpt-5.5', agentReady: true, pricing: PRICING },
+    { id: 'gpt-rebound', capability: 'llm', upstream: rebound, upstreamModel: 'gpt-5.5', agentReady: true, pricing: PRICING }];
   gw = await startGateway({ models });
   key = addCaller(gw.store).key;
 });
@@ -49,6 +59,17 @@ const BODY: Json = {
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Weather?' }] },
   ],
 };
+
+it('a wrapper that changes stream() is served translated, through it; one that binds a face of its own is passed through by that face', async () => {
+  const spread = await post({ ...BODY, model: 'gpt-spread' });
+  expect(responsesViolations(parseFrames(await spread.text()))).toEqual([]);
+  expect(calls).toEqual({ spreadStream: 1, reboundStream: 0, reboundFace: 0 });
+  expect(fake.answers.at(-1)?.request.body).not.toEqual({ ...BODY, model: 'gpt-5.5' }); // the Messages request, translated
+  const rebound = await post({ ...BODY, model: 'gpt-rebound' });
+  expect(responsesViolations(parseFrames(await rebound.text()))).toEqual([]);
+  expect(calls).toEqual({ spreadStream: 1, reboundStream: 0, reboundFace: 1 });
+  expect(fake.answers.at(-1)?.request.body).toEqual({ ...BODY, model: 'gpt-5.5' }); // as sent but the model
+});
 
 it('streams: the body goes up as sent but the model; every event comes back in order under one gateway id, billed on the figures', async () => {
   const res = await post(BODY);

@@ -19,7 +19,7 @@ export interface ProxyChatOptions {
 }
 
 /**
- * Needs `validate('chat')` (which turns the body into a Messages body) and
+ * Needs `validate('chat')` and `chatToMessages()` (or a validate('chat') that translates) and
  * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves: the OpenAI ones
  * speak chat completions upstream, the Anthropic ones are translated both ways (tool calls,
  * reasoning, usage: lib/formats/openai-chat). A failure after the first chunk ends the stream with

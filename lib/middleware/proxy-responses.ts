@@ -26,7 +26,7 @@ export interface ProxyResponsesOptions {
 }
 
 /**
- * Needs `validateResponses()` (which turns the body into a Messages body) and
+ * Needs `validateResponses()` and `responsesToMessages()` (or a validateResponses() that translates) and
  * `resolveModel({capability: 'llm'})` before it. Any Messages adapter serves; an agent-ready
  * model whose adapter is a native Responses upstream gets the request passed through instead. A stream keeps
  * Responses' grammar (lib/formats/openai-responses/stream.ts); a failure after its first event ends

@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Response } from 'express';
 import type { GatewayContext } from '../context';
-import { NativeStream, TERMINAL_EVENTS, type NativeEvent, type ResponseEnvelope, type ResponsesPlan } from '../formats/openai-responses';
+import { NativeStream, TERMINAL_EVENTS, type NativeEvent, type ResponseEnvelope, type ResponsesPlan, type ResponsesRequest } from '../formats/openai-responses';
 import type { NativeCall, NativeResponses, NativeUpstreamEvent } from '../upstreams/native-responses';
 import { startCall, type AgentCall } from './run-call';
 import { sendJson } from '../wire/send-json';
@@ -30,11 +30,11 @@ export interface NativeAnswer {
 }
 
 /**
- * The call's body: the validated body with the upstream's model and without
+ * The call's body: the validated body (the request's `clientBody`) with the upstream's model and without
  * `previous_response_id`; a chained request's input is the client's own (the chain goes beside it).
  */
 function callOf(a: NativeAnswer): NativeCall {
-  const sent = a.plan.request ?? a.state?.body;
+  const sent = (a.ctx.clientBody as Readonly<ResponsesRequest> | undefined) ?? a.state?.body;
   if (!sent) throw new Error('model-gateway: proxyResponses() needs validateResponses() before it.');
   const { previous_response_id: _chained, ...rest } = sent;
   const previous = a.state?.previous;

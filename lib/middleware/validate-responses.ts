@@ -1,18 +1,19 @@
-/** validateResponses(): checks a Responses body (its schema compiled once) and hands on the Messages body every adapter takes. */
+/** validateResponses(): checks a Responses body (its schema compiled once); the translation is responsesToMessages()'s stage. */
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, formatOf, profileOf, type ModelEntry, type ModelsOption } from '../catalog';
+import { profileOf, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { messagesFromResponses, type ResponsesPlan, type ResponsesRequest } from '../formats/openai-responses';
+import type { ResponsesPlan, ResponsesRequest } from '../formats/openai-responses';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { MAX_NESTING, tooDeep } from '../schemas/agent';
 import { findRefusedResponses, findUnsupportedResponsesV1, responsesSchema } from '../schemas/responses';
+import { responsesBound, responsesModel, translateResponses } from './responses-to-messages';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
-      /** What proxyResponses() writes the answer by: set by validateResponses(). */
+      /** What proxyResponses() writes the answer by: set by responsesToMessages() (or validateResponses() translating). */
       responses?: ResponsesPlan;
     }
   }
@@ -27,24 +28,25 @@ export interface ValidateResponsesOptions {
   models: ModelsOption;
   /** A token count (`/v1/responses/input_tokens`): only what a count reads is handed on, and no output bound. Default: false. */
   count?: boolean;
+  /** Translate the body here, as responsesToMessages() does (true), or leave that to a responsesToMessages() after it (false: what the router composes). Default: true. */
+  translate?: boolean;
 }
 
 /**
  * Refuses an invalid body with 400 `invalid_request_error` naming the field (OpenAI's `param`),
  * before anything reaches the upstream: the schema's shape and bounds; `previous_response_id`
- * (responsesState() before it resolves and removes it), `conversation` and `background`; for a V1 model, anything but text. Then
- * translates the body (lib/formats/openai-responses) into a Messages body for the rest of the
- * pipeline, records `stream`, the caller's user tag and what the translation dropped (the log's
- * `detail`), and leaves the answer's plan in `res.locals.responses`. A body naming a model that is
- * unknown or not the caller's (without resolveModel() before it) is handed on untranslated: a
- * resolveModel() after it answers it. Without `max_output_tokens` the bound is the model's default
- * (its `maxOutputTokens`, else DEFAULT_MAX_TOKENS); one over `maxOutputTokens` is refused, or
- * lowered to it where the model says `clampMaxTokens` (noted in the log's detail).
+ * (responsesState() before it resolves and removes it), `conversation` and `background`; for a V1
+ * model, anything but text; a `max_output_tokens` over the model's `maxOutputTokens` unless the
+ * model says `clampMaxTokens`. Then translates the body as responsesToMessages() does (which
+ * records `stream`, the user tag, the log's detail and the answer's plan), unless `translate: false`
+ * leaves that stage to a responsesToMessages() after it. A body naming a model that is unknown or
+ * not the caller's (without resolveModel() before it) is handed on unchecked by the model's profile
+ * and untranslated: a resolveModel() after it answers it.
  */
 export function validateResponses(options: ValidateResponsesOptions): RequestHandler {
-  const catalogNow = catalogReader(options?.models);
-  const lookUp = (id: string): Readonly<ModelEntry> | undefined => catalogNow().byId.get(id);
+  const modelOf = responsesModel(options?.models);
   const count = options.count === true;
+  const translate = options.translate !== false;
   const check = compileSchema<ResponsesRequest>(responsesSchema);
   /** The problem of a body, in words, or undefined. */
   const problem = (body: Record<string, unknown>): string | undefined => {
@@ -59,34 +61,13 @@ export function validateResponses(options: ValidateResponsesOptions): RequestHan
     const body = req.body as Record<string, unknown>;
     const invalid = problem(body);
     if (invalid !== undefined) return next(new GatewayError('invalid_request_error', invalid));
-    let request = body as ResponsesRequest;
-    const model = ctx.model ?? lookUp(request.model);
-    if (!model || model.capability !== 'llm' || !allowed(ctx.caller, model.id)) return next();
-    const profile = profileOf(model);
-    const v1 = profile.contract === 'agent' ? undefined : findUnsupportedResponsesV1(body);
+    const request = body as ResponsesRequest;
+    const model = modelOf(ctx, request);
+    if (!model) return next();
+    const v1 = profileOf(model).contract === 'agent' ? undefined : findUnsupportedResponsesV1(body);
     if (v1) return next(new GatewayError('invalid_request_error', `${v1.path}: ${v1.message}`));
-    const bound = model.maxOutputTokens;
-    let clamped: string | undefined;
-    if (bound !== undefined && typeof request.max_output_tokens === 'number' && request.max_output_tokens > bound) {
-      if (!profile.clampMaxTokens) {
-        return next(new GatewayError('invalid_request_error', `max_output_tokens: ${request.max_output_tokens} > ${bound}, which is the maximum allowed number of output tokens for ${model.id}`));
-      }
-      clamped = `max_output_tokens ${request.max_output_tokens} clamped to ${bound} (the model's maxOutputTokens)`;
-      request = { ...request, max_output_tokens: bound };
-    }
-    try {
-      const target = { format: formatOf(model), defaultMaxTokens: profile.defaultMaxTokens, ...(bound === undefined ? {} : { maxOutputTokens: bound }) };
-      const { request: messages, plan, dropped } = messagesFromResponses(request, target, count);
-      if (!count) ctx.stream = request.stream === true;
-      const user = request.user ?? request.safety_identifier;
-      if (typeof user === 'string') ctx.user = user;
-      const notes = [...(clamped ? [clamped] : []), ...(dropped.length > 0 ? [`responses: dropped ${dropped.join(', ')}`] : [])];
-      if (notes.length > 0) ctx.detail = notes.join('; ');
-      res.locals.responses = { ...plan, request };
-      req.body = messages;
-    } catch (err) {
-      return next(err); // what the content model cannot express, named
-    }
-    next();
+    const { refused } = responsesBound(request, model);
+    if (refused) return next(refused);
+    next(translate ? translateResponses(req, res, ctx, model, count) : undefined);
   };
 }

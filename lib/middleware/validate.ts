@@ -1,16 +1,17 @@
 /** validate(kind): checks a Messages, chat or Rerank body against its model's profile, its schemas compiled once. */
 import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type ModelProfile, type ModelsOption } from '../catalog';
-import { gatewayContext, type GatewayContext } from '../context';
+import { profileOf, V1_PROFILE, type ModelProfile, type ModelsOption } from '../catalog';
+import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { compileSchema, describeError } from '../schemas/ajv';
-import { messagesFromChat, type ChatRequest } from '../formats/openai-chat';
 import { agentCountTokensSchema, agentMessagesSchema, MAX_NESTING, tooDeep } from '../schemas/agent';
 import { agentChatSchema, findUnsupportedAgentChat } from '../schemas/agent-chat';
 import { chatSchema, findUnsupportedChat } from '../schemas/chat';
 import { countTokensSchema, findUnsupported, messagesSchema } from '../schemas/messages';
 import { DEFAULT_RERANK_BOUNDS, rerankSchema, type RerankBounds } from '../schemas/rerank';
+import { translateChat } from './chat-to-messages';
+import { bodyModel, boundOutput } from './output-bound';
 
 /** Which body a validate() middleware checks. */
 export type BodyKind = 'messages' | 'rerank' | 'chat' | 'count_tokens';
@@ -27,6 +28,11 @@ export interface ValidateOptions {
    * caller may use) gives the profile. Default: none (without resolveModel before, V1 for every body).
    */
   models?: ModelsOption;
+  /**
+   * A chat body only: translate it into the Messages body here, as chatToMessages() does (true), or
+   * leave that to a chatToMessages() after it (false: what the router composes). Default: true.
+   */
+  translate?: boolean;
 }
 
 /** What a V1 refusal adds: the switch an operator turns on for the whole contract. */
@@ -39,11 +45,12 @@ const SWITCH = '; an operator accepts it by marking the model agentReady: true';
  * upstream. V1's unsupported features (tools, thinking, non-text blocks…; for chat also functions,
  * response_format, n > 1, logprobs) get an explicit message that names the `agentReady` switch; an
  * agent-ready model's body is checked against the agent profile (for chat: tools, tool messages,
- * images, PDFs, reasoning). A chat body is then translated into a Messages body (the rest of the
- * pipeline and every adapter see Messages). Last, the output bound: a chat body without one gets the
- * model's `maxOutputTokens` (DEFAULT_MAX_TOKENS for a model without one); a `max_tokens` over `maxOutputTokens` is
- * refused, or lowered to it where the model says `clampMaxTokens` (noted in the log's `detail`).
- * Records `stream` and the caller's user tag in the context.
+ * images, PDFs, reasoning). Records `stream` and the caller's user tag in the context (for chat,
+ * `includeUsage` too). A chat body is then translated as chatToMessages() translates it, unless
+ * `translate: false` leaves that stage to a chatToMessages() after it: the rest of the pipeline and
+ * every adapter see Messages. Last, on a Messages body, the output bound (lib/middleware/output-bound.ts):
+ * a `max_tokens` over the model's `maxOutputTokens` is refused, or lowered to it where the model says
+ * `clampMaxTokens` (noted in the log's `detail`); a chat body without one gets the model's default.
  */
 export function validate(kind: BodyKind, options: ValidateOptions = {}): RequestHandler {
   if (!KINDS.includes(kind)) throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `validate: kind must be one of ${KINDS.map((k) => `"${k}"`).join(', ')}.`);
@@ -57,13 +64,9 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
   const agentSchemas = { messages: agentMessagesSchema, chat: agentChatSchema, count_tokens: agentCountTokensSchema } as const;
   const agentCheck = kind === 'rerank' ? undefined : compileSchema<Record<string, unknown>>(agentSchemas[kind]);
   const agentUnsupported = kind === 'chat' ? findUnsupportedAgentChat : undefined;
-  const catalogNow = options.models === undefined || kind === 'rerank' ? undefined : catalogReader(options.models);
   /** The model whose profile checks the body: resolveModel()'s, else the body's own (one the caller may use) when `models` was given. */
-  const modelOf = (ctx: GatewayContext, body: Record<string, unknown>): Readonly<ModelEntry> | undefined => {
-    if (ctx.model || !catalogNow || typeof body.model !== 'string' || !allowed(ctx.caller, body.model)) return ctx.model;
-    const found = catalogNow().byId.get(body.model);
-    return found?.capability === 'llm' ? found : undefined;
-  };
+  const modelOf = bodyModel(kind === 'rerank' ? undefined : options.models);
+  const translate = kind === 'chat' && options.translate !== false;
   /** The problem of a body, in words, or undefined: an agent-ready model's profile, or V1's. */
   const problem = (body: Record<string, unknown>, profile: ModelProfile): string | undefined => {
     if (profile.contract === 'agent' && agentCheck) {
@@ -92,42 +95,10 @@ export function validate(kind: BodyKind, options: ValidateOptions = {}): Request
     if (typeof user === 'string') ctx.user = user;
     if (kind === 'chat') {
       ctx.includeUsage = (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
-      try {
-        req.body = messagesFromChat(body as unknown as ChatRequest);
-      } catch (err) {
-        next(err); // what Messages cannot express (a data URL that is not base64, arguments that are not JSON), named
-        return;
-      }
+      // The translation (and then the output bound of its Messages body) is chatToMessages()'s stage.
+      next(translate ? translateChat(req, ctx, model) : undefined);
+      return;
     }
-    const bounded = kind === 'rerank' ? undefined : boundOutput(req.body as { max_tokens?: unknown }, model, kind === 'chat', ctx);
-    next(bounded);
+    next(kind === 'rerank' ? undefined : boundOutput(body as { max_tokens?: unknown }, model, false, ctx));
   };
-}
-
-/**
- * The output bound of an llm body, once it is valid: a chat body without one gets the model's
- * default (its profile's `defaultMaxTokens`); one over the model's `maxOutputTokens` is refused (the vendor's
- * wording) or, where the model says `clampMaxTokens`, lowered to it and noted in the log's detail,
- * a thinking budget at or over it lowered to one less (what Claude Code itself sends when told
- * the lower bound by CLAUDE_CODE_MAX_OUTPUT_TOKENS).
- */
-function boundOutput(body: { max_tokens?: unknown; thinking?: unknown }, model: Readonly<ModelEntry> | undefined, fillIn: boolean, ctx: GatewayContext): GatewayError | undefined {
-  const cap = model?.maxOutputTokens;
-  const asked = body.max_tokens;
-  if (asked === undefined) {
-    if (fillIn) body.max_tokens = (model ? profileOf(model) : V1_PROFILE).defaultMaxTokens;
-    return undefined;
-  }
-  if (cap === undefined || typeof asked !== 'number' || asked <= cap) return undefined;
-  if (!profileOf(model as Readonly<ModelEntry>).clampMaxTokens) {
-    return new GatewayError('invalid_request_error', `max_tokens: ${asked} > ${cap}, which is the maximum allowed number of output tokens for ${(model as Readonly<ModelEntry>).id}`);
-  }
-  body.max_tokens = cap;
-  ctx.detail = `max_tokens ${asked} clamped to ${cap} (the model's maxOutputTokens)`;
-  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
-  if (thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number' && thinking.budget_tokens >= cap) {
-    body.thinking = { ...thinking, budget_tokens: cap - 1 };
-    ctx.detail += `; thinking.budget_tokens ${thinking.budget_tokens} to ${cap - 1}`;
-  }
-  return undefined;
 }

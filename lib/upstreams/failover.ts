@@ -141,14 +141,14 @@ export function failover(adapters: readonly Adapter[], options: FailoverOptions 
   const members = adapters as readonly MessagesAdapter[];
   const formats = new Set(members.map((a) => a.format));
   const format = formats.size === 1 ? [...formats][0] : undefined;
-  const adapter: MessagesAdapter = Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
-  membersOf.set(adapter, Object.freeze([...members]));
+  const group: MessagesAdapter = Object.freeze({ kind: 'messages' as const, name, ...(format ? { format } : {}), create, stream, ...(counters ? { countTokens } : {}) });
   // The Responses route passes through only when every member can (each checks that a chain's upstream id is its own).
   const natives = members.map(nativeResponsesOf);
-  if (!natives.every((n): n is NativeResponses => n !== undefined)) return adapter;
   const nativeOf = (a: MessagesAdapter): NativeResponses => natives[members.indexOf(a)] as NativeResponses;
-  return offerNativeResponses(adapter, {
+  const adapter = !natives.every((n): n is NativeResponses => n !== undefined) ? group : offerNativeResponses(group, {
     create: (call, ctx) => run(ctx, (a) => nativeOf(a).create(call, ctx)),
     stream: (call, ctx) => firstThenRest(ctx, (a) => nativeOf(a).stream(call, ctx)),
   });
+  membersOf.set(adapter, Object.freeze([...members]));
+  return adapter;
 }

@@ -1,8 +1,9 @@
 /**
- * Native Responses pass-through: which adapters answer a Responses request as the upstream
- * itself would (openaiResponsesAdapter, and failover() of adapters that all do). Offered only by
- * the very adapter object that registered it, as forwarding is (lib/upstreams/forwarding.ts): a
- * wrapper around a built-in adapter is served through its `stream()` and `create()`, translated.
+ * Native Responses pass-through, offered through the adapter interface (`MessagesAdapter.responses`):
+ * adapters that answer a Responses request as the upstream itself would (openaiResponsesAdapter,
+ * and failover() of adapters that all do). The face names the adapter it belongs to (`of`), as
+ * forwarding's does (lib/upstreams/forwarding.ts): a copy or a wrapper of such an adapter is served
+ * through its own `stream()` and `create()`, translated.
  */
 import type { MessagesAdapter, UpstreamCallContext } from './types';
 
@@ -43,15 +44,20 @@ export interface NativeResponses {
   stream(call: NativeCall, ctx: UpstreamCallContext): AsyncIterable<readonly NativeUpstreamEvent[]>;
 }
 
-const offered = new WeakMap<MessagesAdapter, NativeResponses>();
-
-/** Registers the pass-through of exactly this adapter object; returns the adapter. */
-export function offerNativeResponses<A extends MessagesAdapter>(adapter: A, native: NativeResponses): A {
-  offered.set(adapter, native);
-  return adapter;
+/** The pass-through face of an adapter: the adapter it serves (used only when that is the model's adapter), and its calls. */
+export interface NativeResponsesFace extends NativeResponses {
+  readonly of: MessagesAdapter;
 }
 
-/** The pass-through of this very adapter object, if it offers one. */
+/** `adapter` with the pass-through `native`, bound to the returned object (frozen, as the built-in adapters are). */
+export function offerNativeResponses<A extends MessagesAdapter>(adapter: A, native: NativeResponses): A {
+  const bound: { -readonly [K in keyof MessagesAdapter]: MessagesAdapter[K] } = { ...adapter };
+  bound.responses = Object.freeze({ of: bound, create: native.create, stream: native.stream });
+  return Object.freeze(bound) as A;
+}
+
+/** The pass-through `adapter` offers for itself: its face, when the face is bound to this very object. */
 export function nativeResponsesOf(adapter: MessagesAdapter): NativeResponses | undefined {
-  return offered.get(adapter);
+  const face = adapter.responses;
+  return face !== undefined && face.of === adapter ? face : undefined;
 }

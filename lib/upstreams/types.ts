@@ -9,6 +9,8 @@ export type { UpstreamAttempt } from '../billing/records';
 export type { UsageRecorder } from '../billing/usage';
 import type { StreamItem } from '../messages/events';
 import type { MessageResponse, MessagesRequest } from '../messages/request';
+import type { ForwardingFace } from './forwarding';
+import type { NativeResponsesFace } from './native-responses';
 
 /** What the gateway hands an adapter for one call. */
 export interface UpstreamCallContext {
@@ -55,6 +57,16 @@ export interface MessagesAdapter {
    * Optional: without it, count_tokens answers that the model cannot count. Never a local guess.
    */
   countTokens?(request: CountTokensRequest, ctx: UpstreamCallContext): Promise<number>;
+  /**
+   * The fast paths a built-in adapter offers, each a face bound to the adapter it belongs to
+   * (`of`): `forward`, the Anthropic adapter's content frames passed on unparsed (Messages route);
+   * `responses`, a native Responses upstream's pass-through (Responses route). The gateway takes a
+   * face only when its `of` is the model's adapter itself, so a copy or a wrapper that changes
+   * `stream()`/`create()` is served through them, translated; a wrapper that wants the fast path
+   * binds a face of its own (`{ ...wrapped.forward, of: wrapper }`, its stream wrapped too).
+   */
+  readonly forward?: ForwardingFace;
+  readonly responses?: NativeResponsesFace;
 }
 
 /**

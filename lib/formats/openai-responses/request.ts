@@ -30,8 +30,6 @@ export interface ResponsesPlan {
   readonly echo: Readonly<Record<string, unknown>>;
   /** When given, each reasoning item's encrypted content is kept here by item id, whatever `include` asked (a stored response keeps it for chaining). */
   readonly sealed?: Map<string, string>;
-  /** The validated body (its output bound as resolved), which a native Responses upstream is sent; validateResponses() sets it. */
-  readonly request?: Readonly<ResponsesRequest>;
 }
 
 /** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */
