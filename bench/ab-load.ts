@@ -1,10 +1,11 @@
 /**
  * One process serving (c) and the gateway of two builds (A, B) side by side, loaded in turn by a
  * raw keep-alive client in the same process: CPU per request of each, in alternating rounds.
- * Args: <rootA> <rootB> <scenario JSON> <rounds> <requests per round>. Run by bench/ab.ts.
+ * Args: <rootA> <rootB> <scenario JSON file> <rounds> <requests per round>. Run by bench/ab.ts.
  */
 import express from 'express';
 import { fork, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import pino from 'pino';
@@ -13,8 +14,8 @@ import { benchModels, expressApp, LIMITS } from './apps';
 import { HEADERS, KEY } from './key';
 
 interface Scenario { direct: { path: string; body: object }; gateway: { path: string; body: object } }
-const [rootA = '', rootB = '', scenarioJson = '{}', roundsArg = '40', perRound = '1000'] = process.argv.slice(2);
-const scenario = JSON.parse(scenarioJson) as Scenario;
+const [rootA = '', rootB = '', scenarioFile = '', roundsArg = '40', perRound = '1000'] = process.argv.slice(2);
+const scenario = JSON.parse(readFileSync(scenarioFile, 'utf8')) as Scenario;
 const CONCURRENCY = 50;
 
 /** `BENCH_OBSERVE=1`: B also gets a pino logger (synchronous, as `pino()` writes, to /dev/null) and Prometheus metrics, so B − A is their cost. */

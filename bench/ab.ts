@@ -1,6 +1,6 @@
 /** `BENCH_AB=<git ref> npm run bench`: this tree's gateway against the one at <ref>, in one process, as paired differences in µs. */
 import { execFileSync, fork, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -36,7 +36,9 @@ function buildRef(ref: string, root: string): { build: string; remove(): void } 
   try {
     symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
     execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.bench.json'], { cwd: dir, stdio: 'inherit' });
-    cpSync(path.join(dir, 'lib', 'stores', 'sql'), path.join(dir, '.bench-build', 'lib', 'stores', 'sql'), { recursive: true });
+    // The migrations: lib/stores/postgres/sql, or lib/stores/sql in a commit before the stores had folders.
+    const sql = ['postgres/sql', 'sql'].map((d) => path.join('lib', 'stores', d)).find((d) => existsSync(path.join(dir, d)));
+    if (sql) cpSync(path.join(dir, sql), path.join(dir, '.bench-build', sql), { recursive: true });
   } catch (err) {
     remove();
     throw err;
@@ -45,7 +47,10 @@ function buildRef(ref: string, root: string): { build: string; remove(): void } 
 }
 
 function runPair(rootA: string, rootB: string, scenario: Scenario): Promise<Record<'c' | 'A' | 'B', number[]>> {
-  const child = fork(path.join(__dirname, 'ab-load.js'), [rootA, rootB, JSON.stringify(scenario), String(ROUNDS), String(PER_ROUND)], { stdio: 'inherit' });
+  // The scenario goes by file: a Codex body or a long stream is past the kernel's 128 KB bound on one argument (spawn E2BIG).
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'mgw-ab-scenario-')), 'scenario.json');
+  writeFileSync(file, JSON.stringify(scenario));
+  const child = fork(path.join(__dirname, 'ab-load.js'), [rootA, rootB, file, String(ROUNDS), String(PER_ROUND)], { stdio: 'inherit' });
   // Servers and client on the last CPU (the upstream moves itself to CPU 0), when taskset exists.
   spawnSync('taskset', ['-a', '-p', '-c', String(os.cpus().length - 1), String(child.pid)]);
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ import { pgPool, PG_URL, uniqueSchema } from '../helpers/services';
 const schema = uniqueSchema();
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mgw-commands-'));
 const file = path.join(dir, 'gateway.yaml');
-const versions = readdirSync(path.join(__dirname, '..', '..', 'lib', 'stores', 'sql')).filter((f) => f.endsWith('.sql')).map((f) => Number(f.split('_')[0])).sort((a, b) => a - b);
+const versions = readdirSync(path.join(__dirname, '..', '..', 'lib', 'stores', 'postgres', 'sql')).filter((f) => f.endsWith('.sql')).map((f) => Number(f.split('_')[0])).sort((a, b) => a - b);
 const latest = versions[versions.length - 1];
 const cli = (...args: string[]) => runBinary(args, processEnv({ DATABASE_URL: PG_URL, MODEL_GATEWAY_CONFIG: undefined }));
 const migrateFirst = `run \`model-gateway migrate --config ${file}\` first`;
