@@ -9,7 +9,7 @@ import { nativeResponsesOf } from '../upstreams/native-responses';
 import { messagesCallFor, startCall } from './run-call';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 import { checkKeepAliveMs } from '../wire/keep-alive';
-import { sendJson } from '../wire/send-json';
+import { sendJsonText } from '../wire/send-json';
 import { streamAnswer, type StreamFormat } from '../wire/stream-answer';
 import { keptBeforeStop, ResponseKeeper } from './responses-keep';
 import { answerNatively } from './responses-native';
@@ -63,7 +63,7 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
         const message = await adapter.create(request, call);
         const response = responseFromMessage(agent ? message : textOnlyMessage(message, adapter.name), envelope);
         await keeper?.keep(response);
-        sendJson(res, response);
+        sendJsonText(res, envelope.json(response)); // the echoed fields serialised as one string (ResponseEnvelope.json)
         return;
       }
       const stream = new ResponsesStream(envelope);

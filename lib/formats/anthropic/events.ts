@@ -4,6 +4,7 @@ import type { StreamEvent } from '../../messages/events';
 import { badUpstreamAnswer } from '../../answer-errors';
 import { reportedFigure as count } from '../../billing/reported-figure';
 import type { UsageFigures } from '../../types';
+import { quickDelta } from './quick-event';
 
 /**
  * Usage figures from an Anthropic `usage` object, as written (see reportedFigure); absent or null fields are left out. Cache writes
@@ -36,6 +37,8 @@ export function usageFromAnthropic(usage: Record<string, unknown> | object | nul
 
 /** Parses one SSE `data` field into an event object, or throws `api_error`. */
 export function parseEventData(data: string, name: string): StreamEvent {
+  const quick = quickDelta(data); // most of a stream: a content delta, read without JSON.parse
+  if (quick) return quick;
   try {
     const event = JSON.parse(data) as unknown;
     if (typeof event === 'object' && event !== null && typeof (event as StreamEvent).type === 'string') return event as StreamEvent;

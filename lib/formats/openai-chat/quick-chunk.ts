@@ -6,10 +6,10 @@
  * would; any other chunk (usage, finish reason, names, errors, another layout) returns undefined
  * and is parsed. Property-tested against JSON.parse; what it saves is in docs/benchmarks.md.
  */
+import { literalValue as value, STRING_BODY } from '../../wire/json-literal';
 import type { UpstreamChunk } from './types';
 
-/** A JSON string's body: unescaped characters or escapes (which JSON.parse then checks). */
-const LIT = String.raw`((?:[^"\\\u0000-\u001f]|\\.)*)`;
+const LIT = STRING_BODY;
 const ID = String.raw`"[^"\\\u0000-\u001f]*"`;
 const INT = String.raw`(?:0|[1-9]\d{0,15})`;
 const CHUNK = new RegExp(
@@ -17,16 +17,6 @@ const CHUNK = new RegExp(
     String.raw`,"choices":\[\{"index":0,"delta":\{(?:"content":"${LIT}"|"tool_calls":\[\{"index":(${INT}),"function":\{"arguments":"${LIT}"\}\}\])\}` +
     String.raw`(?:,"logprobs":null)?,"finish_reason":null\}\](?:,"usage":null)?\}$`,
 );
-
-/** A string literal's value: the body itself when it has no escape, else JSON's reading of it (undefined if invalid). */
-function value(body: string): string | undefined {
-  if (!body.includes('\\')) return body;
-  try {
-    return JSON.parse(`"${body}"`) as string;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The chunk `data` is when it is a canonical text delta or argument fragment; undefined means "parse it". */
 export function quickChunk(data: string): UpstreamChunk | undefined {

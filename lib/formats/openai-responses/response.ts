@@ -2,6 +2,7 @@
 import type { MessageUsage, StopReason } from '../../messages/request';
 import type { ResponsesPlan } from './request';
 import type { OutputItem, ResponseObject, ResponseStatus } from './types';
+import { toolsJson } from './echo-json';
 import { responsesUsage } from './usage';
 
 /** Stop reasons that end a response `incomplete`, and the reason given; every other one completes it. */
@@ -11,6 +12,19 @@ const INCOMPLETE: ReadonlyMap<string, 'max_output_tokens' | 'content_filter'> = 
 
 /** Whether an answer that stopped for `reason` is incomplete (cut by the output bound or a filter). */
 export const isIncomplete = (reason: StopReason | null | undefined): boolean => typeof reason === 'string' && INCOMPLETE.has(reason);
+
+const TOOLS = '\u0000mgw-tools';
+const TOOLS_JSON = JSON.stringify(TOOLS);
+
+/** `JSON.stringify(echo)`, its tools' JSON made once per distinct tools (echo-json.ts). */
+function echoJson(echo: Readonly<Record<string, unknown>>): string {
+  const tools = echo.tools;
+  if (!Array.isArray(tools) || tools.length === 0) return JSON.stringify(echo);
+  const json = JSON.stringify({ ...echo, tools: TOOLS });
+  const at = json.indexOf(TOOLS_JSON); // a string token equal to the marker; another one (a request's own) serialises whole
+  if (at < 0 || at !== json.lastIndexOf(TOOLS_JSON)) return JSON.stringify(echo);
+  return json.slice(0, at) + toolsJson(tools) + json.slice(at + TOOLS_JSON.length);
+}
 
 /** The response objects of one request: every one carries the same id, creation time, model and echoed fields. */
 export class ResponseEnvelope {
@@ -45,7 +59,7 @@ export class ResponseEnvelope {
       else own[key] = value;
     }
     if (echoed < keys.length) return JSON.stringify(response);
-    const members = (this.echoMembers ??= JSON.stringify(echo).slice(1, -1));
+    const members = (this.echoMembers ??= echoJson(echo).slice(1, -1));
     const head = JSON.stringify(own);
     if (members === '') return head;
     return head === '{}' ? `{${members}}` : `${head.slice(0, -1)},${members}}`;

@@ -13,6 +13,7 @@ import { failureOf } from './errors';
 import { newId } from './ids';
 import { callItem, customInputOf, messageItem, outputText, reasoningItem, webSearchItem } from './output';
 import type { ReasoningBlock } from './reasoning';
+import { deltaFrames, type DeltaFrame } from './delta-frames';
 import { isIncomplete, type ResponseEnvelope } from './response';
 import { WEB_SEARCH_TOOL } from './tools';
 import type { CustomToolCallItem, FunctionCallItem, MessageItem, OutputItem, OutputText, ReasoningItem, ResponseObject, WebSearchItem } from './types';
@@ -23,9 +24,9 @@ const MARK = JSON.stringify(MARK_VALUE);
 
 /** What an open content block is being written into. */
 type Open =
-  | { kind: 'text'; part: OutputText; at: number; content: number; id: string }
+  | { kind: 'text'; part: OutputText; at: number; content: number; id: string; deltas?: DeltaFrame }
   | { kind: 'reasoning'; item: ReasoningItem; at: number; block: ReasoningBlock; summarised: boolean }
-  | { kind: 'call'; item: FunctionCallItem | CustomToolCallItem; at: number; json: string }
+  | { kind: 'call'; item: FunctionCallItem | CustomToolCallItem; at: number; json: string; deltas?: DeltaFrame }
   | { kind: 'search'; item: WebSearchItem; at: number; json: string };
 
 /** One stream's translator; `framesOf` takes the adapter's events in order, `keepAlive` and `failed` write what streamAnswer() asks for. */
@@ -172,7 +173,8 @@ export class ResponsesStream {
     if (!open) return '';
     if (open.kind === 'text' && delta.type === 'text_delta' && typeof delta.text === 'string') {
       open.part.text += delta.text;
-      return this.event('response.output_text.delta', { item_id: open.id, output_index: open.at, content_index: open.content, delta: delta.text, logprobs: [] });
+      open.deltas ??= deltaFrames('response.output_text.delta', { item_id: open.id, output_index: open.at, content_index: open.content, delta: '', logprobs: [] }, 'delta');
+      return open.deltas(delta.text, this.seq++);
     }
     if (open.kind === 'reasoning' && open.block.type === 'thinking') {
       if (delta.type === 'signature_delta' && typeof delta.signature === 'string') open.block.signature += delta.signature;
@@ -193,7 +195,8 @@ export class ResponsesStream {
       open.json += delta.partial_json;
       if (open.kind !== 'call' || open.item.type !== 'function_call' || delta.partial_json === '') return '';
       open.item.arguments += delta.partial_json;
-      return this.event('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.at, delta: delta.partial_json });
+      open.deltas ??= deltaFrames('response.function_call_arguments.delta', { item_id: open.item.id, output_index: open.at, delta: '' }, 'delta');
+      return open.deltas(delta.partial_json, this.seq++);
     }
     return ''; // citations and newer deltas have no Responses counterpart here
   }
