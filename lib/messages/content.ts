@@ -141,3 +141,17 @@ export function textOf(content: string | readonly ContentBlock[], separator = ''
   }
   return out;
 }
+
+/**
+ * A tool call's arguments as the content model's `input`: a JSON object, `{}` for none sent, else
+ * undefined (arguments that are not a JSON object are the upstream's fault; each format says so).
+ */
+export function toolArguments(args: unknown): Record<string, unknown> | undefined {
+  let input: unknown;
+  try {
+    input = args === undefined || args === null || args === '' ? {} : typeof args === 'string' ? JSON.parse(args) : undefined;
+  } catch {
+    return undefined;
+  }
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+}

@@ -1,5 +1,5 @@
 /** An OpenAI-format upstream's whole answer (`chat.completion`) as a Message, and the pieces its stream shares (tool call ids and inputs, reasoning). */
-import type { ContentBlock } from '../../messages/content';
+import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { MessageResponse } from '../../messages/request';
 import { randomHex } from '../../random-id';
 import { GatewayError } from '../../errors';
@@ -29,13 +29,8 @@ export function reasoningOf(from: { reasoning_content?: string | null; reasoning
  * billed), never an empty input.
  */
 export function toolInput(args: unknown, name: string): Record<string, unknown> | GatewayError {
-  let input: unknown;
-  try {
-    input = args === undefined || args === null || args === '' ? {} : typeof args === 'string' ? JSON.parse(args) : undefined;
-  } catch {
-    input = undefined;
-  }
-  if (typeof input === 'object' && input !== null && !Array.isArray(input)) return input as Record<string, unknown>;
+  const input = toolArguments(args);
+  if (input) return input;
   const shown = typeof args === 'string' ? args : String(JSON.stringify(args));
   return invalidAnswer(`upstream ${name} sent tool call arguments that are not a JSON object: ${shown.slice(0, 2000)}`);
 }

@@ -6,7 +6,7 @@
 import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
 import { badUpstreamAnswer, invalidAnswer } from '../../answer-errors';
 import { isCount, reportedFigure } from '../../billing/reported-figure';
-import type { ContentBlock } from '../../messages/content';
+import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { MessageResponse, MessageUsage } from '../../messages/request';
 import type { UsageFigures } from '../../types';
 import { toolUseIdOf } from './ids';
@@ -71,13 +71,8 @@ export function failureFrom(error: unknown, name: string): GatewayError {
 
 /** The parsed arguments of a call: a JSON object, else the upstream's fault (an invalid answer, not billed). */
 export function callInput(args: unknown, name: string): Record<string, unknown> {
-  let input: unknown;
-  try {
-    input = args === undefined || args === null || args === '' ? {} : typeof args === 'string' ? JSON.parse(args) : undefined;
-  } catch {
-    input = undefined;
-  }
-  if (typeof input === 'object' && input !== null && !Array.isArray(input)) return input as Record<string, unknown>;
+  const input = toolArguments(args);
+  if (input) return input;
   throw invalidAnswer(`upstream ${name} sent function call arguments that are not a JSON object: ${String(typeof args === 'string' ? args : JSON.stringify(args)).slice(0, 2000)}`);
 }
 
