@@ -7,4 +7,5 @@ module.exports = {
   setupFilesAfterEnv: ['<rootDir>/__tests__/helpers/console-guard.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
+  testSequencer: '<rootDir>/scripts/test-sequencer.js', // the long files first, even with no jest cache (CI)
 };
