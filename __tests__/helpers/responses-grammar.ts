@@ -2,7 +2,7 @@
  * The Responses event grammar Codex and the openai SDK rely on, as a checker that lists every
  * violation (each one a bug seen in a peer: responses-api reference §4 and pitfall 2).
  */
-import type { Frame } from './stream-grammar';
+import { parseFrames, type Frame } from './stream-grammar';
 
 type Json = Record<string, unknown>;
 
@@ -194,4 +194,17 @@ export function responsesViolations(frames: readonly Frame[]): string[] {
   if (open >= 0) out.push(`item ${open} never got output_item.done`);
   if (JSON.stringify(response.output) !== JSON.stringify(items.map((s) => s.item))) out.push('the terminal output is not the done items');
   return [...out, ...usageViolations(response.usage)];
+}
+
+/** A fetch for the openai SDK that keeps every event stream it reads; after each test, each is checked against the grammar. */
+export function grammarCheckedFetch(): typeof fetch {
+  const streams: Array<Promise<string>> = [];
+  afterEach(async () => {
+    for (const text of await Promise.all(streams.splice(0))) expect(responsesViolations(parseFrames(text))).toEqual([]);
+  });
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) streams.push(res.clone().text());
+    return res;
+  };
 }

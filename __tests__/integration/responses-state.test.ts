@@ -11,8 +11,7 @@ import { anthropicAdapter, openaiChatAdapter, PostgresStore, type GatewayStore, 
 import { BOTH_STORES, pgPool, type MadeStore } from '../helpers/services';
 import { startScripted, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
 import { startGateway, type RunningGateway } from '../helpers/gateway';
-import { responsesViolations } from '../helpers/responses-grammar';
-import { parseFrames } from '../helpers/stream-grammar';
+import { grammarCheckedFetch } from '../helpers/responses-grammar';
 
 type Json = Record<string, unknown>;
 type Store = MadeStore['store'];
@@ -71,15 +70,7 @@ async function noteOf(store: Store, requestId: string): Promise<unknown> {
 }
 
 /** Every stream the SDK reads is kept and checked against the Responses grammar after each test. */
-const streams: Array<Promise<string>> = [];
-const recording: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  if (res.headers.get('content-type')?.startsWith('text/event-stream')) streams.push(res.clone().text());
-  return res;
-};
-afterEach(async () => {
-  for (const text of await Promise.all(streams.splice(0))) expect(responsesViolations(parseFrames(text))).toEqual([]);
-});
+const recording = grammarCheckedFetch();
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let made: MadeStore;

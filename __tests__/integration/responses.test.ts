@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { anthropicAdapter, openaiChatAdapter, type ModelEntry, type Pricing } from '../../lib';
 import { startScripted, UNIT_PRICING, type ScriptedTurn, type ScriptedUpstream } from '../helpers/fake-scripted';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
-import { responsesViolations } from '../helpers/responses-grammar';
+import { grammarCheckedFetch, responsesViolations } from '../helpers/responses-grammar';
 import { parseFrames } from '../helpers/stream-grammar';
 
 type Json = Record<string, unknown>;
@@ -51,15 +51,7 @@ afterAll(async () => {
 });
 
 /** Every stream the SDK reads is kept, and checked against the grammar after each test. */
-const streams: Array<Promise<string>> = [];
-const recording: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  if (res.headers.get('content-type')?.startsWith('text/event-stream')) streams.push(res.clone().text());
-  return res;
-};
-afterEach(async () => {
-  for (const text of await Promise.all(streams.splice(0))) expect(responsesViolations(parseFrames(text))).toEqual([]);
-});
+const recording = grammarCheckedFetch();
 const client = (): OpenAI => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0, fetch: recording });
 const getWeather = { type: 'function' as const, name: 'get_weather', description: 'The weather in a city', strict: false, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
 
