@@ -1,4 +1,5 @@
 /** Domain types shared by middlewares, adapters and stores: callers, rerank (usage and prices: lib/billing/figures.ts). The Messages types live in lib/messages. */
+import type { BudgetLimits, RunKeyGrant } from './schemas/budgets';
 import type { LimitSettings } from './schemas/shapes';
 
 /** Usage and prices: their one definition is the figure table (lib/billing/figures.ts). */
@@ -10,6 +11,9 @@ export type { Capability } from './schemas/shapes';
 /** Per-caller limits (rpm, tpm, concurrency); `undefined` or 0 means unlimited. Its one JSON Schema: lib/schemas/shapes.ts. */
 export type { LimitSettings } from './schemas/shapes';
 
+/** A budget's caps and templates, its period, a run-key grant (their one JSON Schema: lib/schemas/budgets.ts). */
+export type { Budget, BudgetCap, BudgetLimits, BudgetPeriod, RunKeyGrant, ScopeKind } from './schemas/budgets';
+
 /** An authenticated caller, as the key store returns it. */
 export interface Caller {
   /** Stable id of the caller (the billing account). */
@@ -20,6 +24,22 @@ export interface Caller {
   limits?: LimitSettings;
   /** A disabled caller is refused with 401. Default: false. */
   disabled?: boolean;
+  /** The key that authenticated it (built-in stores set it). */
+  keyId?: string;
+  /** Epoch ms after which the key no longer works (a run key's end, a rotated key's): checked on every request, however long the lookup is cached. */
+  expiresAt?: number;
+  /** The budgets on this caller's path, widest first (organisation, account, parent key, key or run key). None: no budget applies. */
+  budgets?: readonly ScopeBudget[];
+  /** What this key may mint (run keys); none: it mints nothing. */
+  runKeys?: RunKeyGrant;
+  /** A run key's parent key. */
+  parentKeyId?: string;
+}
+
+/** A budget on a caller's path: its scope (`org:<id>`, `account:<callerId>`, `key:<keyId>`, `run:<keyId>`) and its caps. */
+export interface ScopeBudget {
+  scope: string;
+  limits: BudgetLimits;
 }
 
 /** A validated rerank request. */

@@ -16,6 +16,23 @@ export interface Settlement {
   cost: string;
   billingStatus: BillingStatus;
   usage: Usage;
+  /**
+   * The budgets the request was held on, each with the period it was admitted in: the charge moves
+   * each scope in that period (so a request in flight across a reset settles in the period it began in).
+   */
+  scopes?: readonly ScopeHold[];
+}
+
+/** A budget on a request's path, as reserve holds it and settle moves it: its scope, the key of the period it was admitted in, and its caps. */
+export interface ScopeHold {
+  /** `org:<id>`, `account:<callerId>`, `key:<keyId>`, `run:<keyId>`, `session:<owner scope>/<session>`, `subagent:<owner scope>/<session>/<agent>`. */
+  scope: string;
+  /** The period's key (`d:2026-11-24`, `w:2026-11-23`, `m:2026-11`, `total`): spend is kept per scope and period. */
+  period: string;
+  /** Caps for this period (null: none on that dimension). */
+  amount: number | null;
+  requests: number | null;
+  tokens: number | null;
 }
 
 /** One line of the request log: one per request that reached the router. */
@@ -45,6 +62,13 @@ export interface RequestLogEntry {
   user: string | null;
   /** Every upstream attempt when failover() retried; empty otherwise. */
   attempts: readonly UpstreamAttempt[];
+  /** The key that made the request (absent in entries written without it). */
+  keyId?: string | null;
+  /** The client session it belonged to, and where that id was read (a header or a body field). */
+  sessionId?: string | null;
+  sessionSource?: string | null;
+  /** The subagent that made it (Claude Code's `x-claude-code-agent-id`, or `x-agent-id`). */
+  agentId?: string | null;
 }
 
 /** One attempt at an upstream, as the request log keeps it. */

@@ -2,8 +2,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors';
+import { budgetLimitsSchema, runKeyGrantSchema, type BudgetLimits, type RunKeyGrant } from '../schemas/budgets';
 import { enumOf, limitsSchema, orNull } from '../schemas/shapes';
-import type { Caller, LimitSettings } from '../types';
+import type { Caller, LimitSettings, ScopeBudget } from '../types';
 import type { Page } from './reads';
 import type { Awaitable } from './types';
 
@@ -27,7 +28,10 @@ export const keyRecordSchema = Type.Object({
   status: enumOf(KEY_STATUSES),
   createdAt: Type.Integer({ description: 'Epoch ms' }),
   lastUsedAt: orNull(Type.Integer()),
-  expiresAt: orNull(Type.Integer({ description: 'After this time (epoch ms) the key no longer works: the old secret of a rotation' })),
+  expiresAt: orNull(Type.Integer({ description: 'After this time (epoch ms) the key no longer works: the old secret of a rotation, a run key\'s end' })),
+  budget: Type.Union([budgetLimitsSchema, Type.Null()], { description: 'The key\'s own budget (a run key\'s cap), with its session and subagent templates' }),
+  parentKeyId: orNull(Type.String({ description: 'A run key\'s parent: its budgets are on the run key\'s path' })),
+  runKeys: Type.Union([runKeyGrantSchema, Type.Null()], { description: 'The run keys this key may mint (POST /v1/keys/run); null: none' }),
 }, { additionalProperties: false });
 
 /** What a store keeps of a key: never the secret, only its digest (the id derives from it) and a display prefix. */
@@ -42,10 +46,14 @@ export interface NewKey {
   limits?: LimitSettings | null;
   metadata?: Record<string, string> | null;
   expiresAt?: number | null;
+  budget?: BudgetLimits | null;
+  /** Makes it a run key of this key (same caller). */
+  parentKeyId?: string | null;
+  runKeys?: RunKeyGrant | null;
 }
 
 /** The fields an update may change. */
-export type KeyPatch = Partial<Pick<KeyRecord, 'models' | 'limits' | 'metadata' | 'status' | 'expiresAt'>>;
+export type KeyPatch = Partial<Pick<KeyRecord, 'models' | 'limits' | 'metadata' | 'status' | 'expiresAt' | 'budget' | 'runKeys'>>;
 
 /** Key management (both built-in stores). */
 export interface KeyAdminStore {
@@ -65,10 +73,36 @@ export const newKeySecret = (): string => `sk-mgw-${randomBytes(32).toString('ba
 /** The display prefix of a secret: its first 10 characters at most (never more than a third of it). */
 export const prefixOf = (secret: string): string => secret.slice(0, Math.min(10, Math.floor(secret.length / 3)));
 
-/** The caller a key authenticates now: refused (disabled) when the key is not active or has expired. */
-export function callerOf(r: KeyRecord, now: number): Caller {
-  const usable = r.status === 'active' && (r.expiresAt === null || r.expiresAt > now);
-  return { id: r.callerId, ...(r.models ? { models: r.models } : {}), ...(r.limits ? { limits: r.limits } : {}), disabled: !usable };
+/** What a key's caller is read with besides its record: its parent (a run key's), its account's budget, its organisation and that one's budget. */
+export interface KeyPath {
+  parent?: KeyRecord | undefined;
+  account?: BudgetLimits | null | undefined;
+  orgId?: string | null | undefined;
+  org?: BudgetLimits | null | undefined;
+}
+
+const usableAt = (r: KeyRecord, now: number): boolean => r.status === 'active' && (r.expiresAt === null || r.expiresAt > now);
+
+/**
+ * The caller a key authenticates now: refused (disabled) when the key, or a run key's parent, is
+ * not active or has expired. Its budgets are those on its path, widest first; a run key's models
+ * are its own within its parent's.
+ */
+export function callerOf(r: KeyRecord, now: number, path: KeyPath = {}): Caller {
+  const { parent } = path;
+  const usable = usableAt(r, now) && (r.parentKeyId === null || (parent !== undefined && parent.callerId === r.callerId && usableAt(parent, now)));
+  const models = r.models && parent?.models ? r.models.filter((m) => parent.models?.includes(m)) : r.models ?? parent?.models ?? null;
+  const expiresAt = Math.min(r.expiresAt ?? Infinity, parent?.expiresAt ?? Infinity);
+  const budgets: ScopeBudget[] = [];
+  if (path.orgId && path.org) budgets.push({ scope: `org:${path.orgId}`, limits: path.org });
+  if (path.account) budgets.push({ scope: `account:${r.callerId}`, limits: path.account });
+  if (parent?.budget) budgets.push({ scope: `key:${parent.keyId}`, limits: parent.budget });
+  if (r.budget) budgets.push({ scope: `${r.parentKeyId === null ? 'key' : 'run'}:${r.keyId}`, limits: r.budget });
+  return {
+    id: r.callerId, ...(models ? { models } : {}), ...(r.limits ? { limits: r.limits } : {}), disabled: !usable, keyId: r.keyId,
+    ...(expiresAt < Infinity ? { expiresAt } : {}), ...(budgets.length > 0 ? { budgets } : {}),
+    ...(r.runKeys && r.parentKeyId === null ? { runKeys: r.runKeys } : {}), ...(r.parentKeyId === null ? {} : { parentKeyId: r.parentKeyId }),
+  };
 }
 
 /** A revoked key refuses every change: revocation is final (history is kept). */

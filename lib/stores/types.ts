@@ -2,6 +2,7 @@
 import type { RequestLogEntry, Settlement } from '../billing/records';
 import type { Awaitable } from '../sync';
 import type { Caller } from '../types';
+import type { ScopeHold, ScopeRefusal } from './budgets';
 
 /** What a store writes for a finished request: defined by billing, which makes them. */
 export type { RequestLogEntry, Settlement } from '../billing/records';
@@ -27,10 +28,22 @@ export interface ReserveRequest {
   expiresAt: number;
   /** The instance holding it: renewHolds() renews every live hold of an instance at once. */
   instanceId: string;
+  /**
+   * The budgets on the request's path: each is held `amount`, `tokens` and one request, in the same
+   * atomic step as the balance, and only if every one of them and the balance fit (spent + held +
+   * this ≤ cap, per dimension). The hold's lease covers them; settle and release free them. Absent
+   * or empty: the balance alone.
+   */
+  scopes?: readonly ScopeHold[];
+  /** The most tokens the request can use (what a token cap holds). Default: 0. */
+  tokens?: number;
 }
 
-/** Outcome of a reserve: refused when the available balance (balance − live holds) is short. */
-export type ReserveResult = { ok: true } | { ok: false; available: number };
+/**
+ * Outcome of a reserve: refused when the available balance (balance − live holds) is short, or
+ * (`scope`) when a budget on the path is: the first of `scopes` in their order that does not fit.
+ */
+export type ReserveResult = { ok: true } | ({ ok: false; available: number } & Partial<ScopeRefusal>);
 
 /** What a settle did: `charge` is the whole minor units charged for the request (the first result, on a retry). */
 export interface SettleResult {
@@ -43,7 +56,10 @@ export interface SettleResult {
  * it (exactly once per request id: a retry is a no-op returning `applied: false` and the first
  * charge; it adds `cost` to the caller's carried remainder, charges the whole minor units of the
  * sum and carries the rest, drops the hold if any, and keeps a review record when
- * `billingStatus` is "needs_review"), `release` voids it, and a hold whose lease ended stops counting.
+ * `billingStatus` is "needs_review"; with `scopes`, it frees their holds and adds the charge, the
+ * tokens and one request (unless "not_billed") to each scope in the period the settlement names,
+ * a scope's spend stopping at its cap and the rest kept as its excess), `release` voids it, and a
+ * hold whose lease ended stops counting (its scopes' holds with it).
  */
 export interface BalanceStore {
   reserve(request: ReserveRequest): Awaitable<ReserveResult>;

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { FIGURE_NAMES } from '../billing/figures';
 import type { AuditStore } from '../stores/audit';
+import type { BudgetStore } from '../stores/budgets';
 import type { Credit, CreditResult } from '../stores/credit';
 import type { KeyAdminStore } from '../stores/keys';
 import type { LedgerReads } from '../stores/reads';
@@ -10,8 +11,8 @@ import type { Awaitable, GatewayStore, Settlement } from '../stores/types';
 import type { Usage } from '../types';
 import type { TestFramework } from './framework';
 
-/** A store the suite can run: the gateway's and the admin API's roles, plus provisioning and the hold sweep. */
-export type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & {
+/** A store the suite can run: the gateway's and the admin API's roles (budgets included), plus provisioning and the hold sweep. */
+export type ContractStore = GatewayStore & ReviewStore & LedgerReads & AuditStore & KeyAdminStore & BudgetStore & {
   /** Provisions a key for a caller (never moves money). */
   addKey(key: string, caller: { id: string; models?: string[]; disabled?: boolean }): unknown;
   credit(credit: Credit): Awaitable<CreditResult>;

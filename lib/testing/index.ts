@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { accountCases } from './account-cases';
+import { budgetCases } from './budget-cases';
 import type { ContractStore, StoreContractOptions, Suite } from './contract';
 import { moneyCases } from './money-cases';
 
@@ -38,5 +39,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     };
     moneyCases(suite);
     accountCases(suite);
+    budgetCases(suite);
   });
 }

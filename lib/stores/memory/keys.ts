@@ -1,6 +1,6 @@
 /** MemoryStore's keys: records by digest, found for authentication, listed and updated by operators. */
 import type { Caller } from '../../types';
-import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
+import { callerOf, checkPatch, keyIdOf, type KeyPatch, type KeyPath, type KeyRecord, type NewKey } from '../keys';
 import { pageOf } from './reads';
 import type { Page } from '../reads';
 
@@ -16,6 +16,8 @@ export class MemoryKeys {
       keyId: keyIdOf(key.keyHash), prefix: key.prefix, callerId: key.callerId, models: key.models ? [...key.models] : null,
       limits: key.limits ?? null, metadata: key.metadata ?? known?.metadata ?? null, status: known?.status ?? 'active',
       createdAt: known?.createdAt ?? Date.now(), lastUsedAt: known?.lastUsedAt ?? null, expiresAt: key.expiresAt ?? known?.expiresAt ?? null,
+      budget: key.budget === undefined ? known?.budget ?? null : key.budget, parentKeyId: key.parentKeyId ?? known?.parentKeyId ?? null,
+      runKeys: key.runKeys === undefined ? known?.runKeys ?? null : key.runKeys,
     };
     if (known) Object.assign(known, record);
     else {
@@ -26,13 +28,14 @@ export class MemoryKeys {
     return { ...(known ?? record) };
   }
 
-  /** The caller of a presented key's digest, with the time it was used. */
-  find(keyHash: string): Caller | undefined {
+  /** The caller of a presented key's digest, with the time it was used; `pathOf` gives its account's budgets. */
+  find(keyHash: string, pathOf: (callerId: string) => KeyPath): Caller | undefined {
     const record = this.byHash.get(keyHash);
     if (!record) return undefined;
     const now = Date.now();
     record.lastUsedAt = now;
-    return callerOf(record, now);
+    const parent = record.parentKeyId === null ? undefined : this.byId.get(record.parentKeyId);
+    return callerOf(record, now, { ...pathOf(record.callerId), parent });
   }
 
   get(keyId: string): KeyRecord | undefined {

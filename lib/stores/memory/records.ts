@@ -1,4 +1,5 @@
 /** The records MemoryStore keeps: ledger rows and live holds. */
+import type { ScopeHold } from '../../billing/records';
 import type { Usage } from '../../types';
 
 /** One movement of money; a balance is the sum of its ledger. */
@@ -21,6 +22,10 @@ export interface Hold {
   amount: number;
   expiresAt: number;
   instanceId: string;
+  /** The most tokens the request can use (held on token caps). */
+  tokens: number;
+  /** The budgets it is also held on. */
+  scopes: readonly ScopeHold[] | undefined;
 }
 
 /** A caller's live holds and their running sum, so a reserve does not walk them. */

@@ -14,6 +14,9 @@ import { MemoryReviews } from './reviews';
 import { MemoryKeys } from './keys';
 import { MemoryCatalogOverrides } from './catalog-overrides';
 import { MemoryResponses } from './responses';
+import { MemoryBudgets } from './budgets';
+import type { Budget, BudgetLimits } from '../../schemas/budgets';
+import type { BudgetStore, BudgetUsage, UsageQuery } from '../budgets';
 import { keyIdOf, prefixOf, type KeyAdminStore, type MemoryKey, type KeyPatch, type KeyRecord, type NewKey } from '../keys';
 import type { CallerHolds, Hold, LedgerRow } from './records';
 export type { LedgerRow } from './records';
@@ -39,8 +42,9 @@ export interface MemoryStoreOptions {
  * ledger rows; the rows it drops are summed per caller, so a balance still equals its ledger.
  * Use PostgresStore for several instances.
  */
-export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads {
+export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads, BudgetStore {
   private readonly keys = new MemoryKeys();
+  private readonly budgets = new MemoryBudgets();
   private readonly balances = new Map<string, number>();
   private readonly holds = new Map<string, Hold>();
   /** Live holds per caller with their sum, so a reserve costs the same however many are in flight. */
@@ -96,7 +100,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
   /** Always ready: it lives in this process (nothing to reach). */
   ready(): void {}
 
-  findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash); }
+  findCaller(keyHash: string): Caller | undefined { return this.keys.find(keyHash, (callerId) => this.budgets.pathOf(callerId)); }
 
   createKey(key: NewKey): KeyRecord {
     const record = this.keys.create(key);
@@ -115,7 +119,15 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     if (this.holds.has(request.requestId)) this.release(request.requestId);
     const available = this.available(request.callerId);
     if (request.amount > available) return { ok: false, available };
-    this.holds.set(request.requestId, { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt, instanceId: request.instanceId });
+    const tokens = request.tokens ?? 0;
+    const scopes = request.scopes && request.scopes.length > 0 ? request.scopes : undefined;
+    if (scopes) {
+      const refused = this.budgets.refusal(scopes, request.amount, tokens, Date.now(), (id) => this.holds.get(id), (id) => this.release(id));
+      if (refused) return { ok: false, available: this.available(request.callerId), ...refused };
+    }
+    const hold = { callerId: request.callerId, amount: request.amount, expiresAt: request.expiresAt, instanceId: request.instanceId, tokens, scopes };
+    this.holds.set(request.requestId, hold);
+    if (scopes) this.budgets.hold(request.requestId, hold);
     let own = this.holdsByCaller.get(request.callerId);
     if (!own) this.holdsByCaller.set(request.callerId, (own = { ids: new Set(), held: 0, nextExpiry: Infinity }));
     own.ids.add(request.requestId);
@@ -140,6 +152,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     this.settled.set(requestId, charge);
     trimBounded(this.settled, this.maxRecords);
     this.release(requestId);
+    if (settlement.scopes) this.budgets.charge(settlement, charge);
     if (charge !== 0) {
       this.balances.set(callerId, (this.balances.get(callerId) ?? 0) - charge);
       this.record(callerId, requestId, -charge, 'charge', settlement.usage);
@@ -154,6 +167,7 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
     this.holds.delete(requestId);
     const own = this.holdsByCaller.get(hold.callerId);
     if (own?.ids.delete(requestId)) own.held -= hold.amount;
+    if (hold.scopes) this.budgets.release(requestId, hold);
   }
 
   /** Appends a ledger row; rows dropped from the front are added to their caller's carried sum. */
@@ -244,6 +258,14 @@ export class MemoryStore implements GatewayStore, ReviewStore, LedgerReads, Audi
 
   listAccounts(query: AccountQuery = {}): Page<AccountRow> { return accountsPage(this.balances, (id) => this.held(id), query); }
   requestSeries(query: SeriesQuery): SeriesPoint[] { return seriesOf(lastOf(this.log, this.maxRecords), query); }
+
+  putBudget(scope: string, limits: BudgetLimits): { before: Budget | undefined; after: Budget } { return this.budgets.put(scope, limits); }
+  getBudget(scope: string): Budget | undefined { return this.budgets.get(scope); }
+  listBudgets(query: { limit?: number; after?: string } = {}): Page<Budget> { return this.budgets.list(query); }
+  deleteBudget(scope: string): Budget | undefined { return this.budgets.delete(scope); }
+  setOrganization(callerId: string, orgId: string | null): { before: string | null; after: string | null } { return this.budgets.setOrganization(callerId, orgId, this.balances.has(callerId)); }
+  getOrganization(callerId: string): string | null { return this.budgets.organization(callerId); }
+  budgetUsage(query: UsageQuery): Page<BudgetUsage> { return this.budgets.usage(query); }
 
   /** The charge of a settled request (its details are in the log); undefined until it is settled. */
   getCharge(requestId: string): number | undefined { return this.settled.get(requestId); }

@@ -3,6 +3,15 @@ import { cursorTime } from './reads';
 
 /** The SQL of PostgresStore: each money movement is one statement (a batch of reserves, of settlements). */
 
+/** What deleted holds (`from`: a CTE returning amount, tokens, scopes) held on each scope and period. */
+export const scopeTotals = (from: string): string => `SELECT e->>'scope' AS scope, e->>'period' AS period, sum(${from}.amount) AS amount,
+  sum(${from}.tokens) AS tokens, count(*) AS n FROM ${from} CROSS JOIN LATERAL jsonb_array_elements(coalesce(${from}.scopes, '[]'::jsonb)) e GROUP BY 1, 2`;
+
+/** The tail of a statement that gives back, on their scopes, the holds a CTE `from` deleted. */
+const releaseScopes = (s: string, from: string): string => `, t AS (${scopeTotals(from)})
+  UPDATE ${s}.budget_spend p SET held = p.held - t.amount, tokens_held = p.tokens_held - t.tokens, requests_held = p.requests_held - t.n
+  FROM t WHERE p.scope = t.scope AND p.period = t.period`;
+
 /** Statements for a schema (its name is checked before it gets here). */
 export function statements(s: string) {
   return Object.freeze({
@@ -25,12 +34,18 @@ export function statements(s: string) {
     // Only live holds: one whose lease lapsed may already have been released by a sweeper.
     renewHolds: `UPDATE ${s}.holds SET expires_at = to_timestamp($2::double precision / 1000)
       WHERE instance_id = $1 AND expires_at > now()`,
-    release: `WITH h AS (DELETE FROM ${s}.holds WHERE request_id = $1 RETURNING caller_id, amount)
-      UPDATE ${s}.balances b SET held = b.held - h.amount FROM h WHERE b.caller_id = h.caller_id`,
+    // The reserves of a tick when any is under a budget (migration 016): balance and scopes in one transaction.
+    reserveScoped: `SELECT * FROM ${s}.reserve_scoped($1::jsonb)`,
+    release: `WITH h AS (DELETE FROM ${s}.holds WHERE request_id = $1 RETURNING caller_id, amount, tokens, scopes),
+      b AS (UPDATE ${s}.balances b SET held = b.held - h.amount FROM h WHERE b.caller_id = h.caller_id)
+      ${releaseScopes(s, 'h')}`,
     // Safe on every instance at once: a hold is subtracted only by the statement that deleted it.
     // Each expired hold also leaves a placeholder log line (status 0, needs_review), so a request
     // whose instance died is never missing from the log; a later real entry replaces it.
-    sweep: `WITH d AS (DELETE FROM ${s}.holds WHERE expires_at <= now() RETURNING request_id, caller_id, amount),
+    sweep: `WITH d AS (DELETE FROM ${s}.holds WHERE expires_at <= now() RETURNING request_id, caller_id, amount, tokens, scopes),
+      ds AS (${scopeTotals('d')}),
+      us AS (UPDATE ${s}.budget_spend p SET held = p.held - ds.amount, tokens_held = p.tokens_held - ds.tokens, requests_held = p.requests_held - ds.n
+        FROM ds WHERE p.scope = ds.scope AND p.period = ds.period),
       t AS (SELECT caller_id, sum(amount) AS total FROM d GROUP BY caller_id),
       l AS (INSERT INTO ${s}.request_log (request_id, caller_id, endpoint, stream, status, error_code, charge, billing_status,
           started_at, duration_ms, detail)

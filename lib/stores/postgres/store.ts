@@ -16,13 +16,16 @@ import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } f
 import type { MemoryKey } from '../keys';
 import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { PostgresResponses } from './responses';
-import { retrying, settleBatch, settleSql } from './settle';
+import { retrying, settleBatch } from './settle';
 import { PgCallers } from './callers';
 import { maintainRequestLog, postgresLog } from './log';
 import type { RequestLogSink } from '../request-log-sink';
 import { statements } from './sql';
 import { PostgresCatalogOverrides } from './catalog-overrides';
 import { PostgresSessions } from './sessions';
+import * as pgBudgets from './budgets';
+import type { Budget, BudgetLimits } from '../../schemas/budgets';
+import type { BudgetStore, BudgetUsage, UsageQuery } from '../budgets';
 import type { GatewayStore, RequestLogEntry, ReserveRequest, ReserveResult, SettleResult, Settlement } from '../types';
 
 /** Options of PostgresStore. */
@@ -54,7 +57,7 @@ const reportToStderr = (err: unknown): void => console.error(`model-gateway: Pos
  * Reserve is one statement and settle one transaction: atomic across instances, exactly once per
  * request id by primary key. Run `migrate()` once before use (safe from every instance).
  */
-export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads {
+export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, AuditStore, KeyAdminStore, StatsReads, BudgetStore {
   readonly schema: string;
   readonly catalogOverrides: PostgresCatalogOverrides; // runtime catalog edits and dashboard sign-ins, for every instance on the schema
   readonly dashboardSessions: PostgresSessions;
@@ -66,7 +69,7 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
   /** Stored Responses API responses (a ResponseStore, lib/stores/responses.ts), swept with the holds. */
   readonly responses: PostgresResponses;
   private readonly reserves = new Batcher<ReserveRequest, ReserveResult>((list) => this.reserveMany(list));
-  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => settleBatch(this.pool, settleSql(this.schema), list));
+  private readonly settlements = new Batcher<Settlement, SettleResult>((list) => settleBatch(this.pool, this.schema, list));
   private readonly logs: Batcher<RequestLogEntry, void>;
   private readonly retentionDays: number | undefined;
   private maintained = 0;
@@ -127,17 +130,23 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     return this.reserves.add(r);
   }
 
+  /** A tick's reserves in one statement; when any is under a budget, in one call of reserve_scoped() (balance and budgets together). */
   private async reserveMany(list: ReserveRequest[]): Promise<ReserveResult[]> {
     const first = new Map<string, number>();
     list.forEach((r, i) => { if (!first.has(r.requestId)) first.set(r.requestId, i); });
-    const rows = list.map((r, i) => ({ i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt, instance_id: r.instanceId }))
-      .filter((row) => first.get(row.request_id) === row.i);
-    const result = await retrying(() => this.run('reserveMany', [JSON.stringify(rows)]));
+    const scoped = list.some((r) => r.scopes !== undefined && r.scopes.length > 0);
+    const rows = list.map((r, i) => ({
+      i, request_id: r.requestId, caller_id: r.callerId, amount: r.amount, expires_at: r.expiresAt, instance_id: r.instanceId,
+      ...(scoped ? { tokens: r.tokens ?? 0, scopes: r.scopes && r.scopes.length > 0 ? r.scopes : null } : {}),
+    })).filter((row) => first.get(row.request_id) === row.i);
+    const result = await retrying(() => this.run(scoped ? 'reserveScoped' : 'reserveMany', [JSON.stringify(rows)]));
     const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
     return list.map((_, i): ReserveResult => {
       const row = byIndex.get(i);
       if (row?.ok === true) return { ok: true };
-      return { ok: false, available: row ? Math.max(0, num(row.available)) : 0 };
+      const refused: ReserveResult = { ok: false, available: row ? Math.max(0, num(row.available)) : 0 };
+      if (typeof row?.scope === 'string') Object.assign(refused, { scope: row.scope, dimension: row.dimension, left: num(row.remaining) });
+      return refused;
     });
   }
 
@@ -226,6 +235,33 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
 
   listAccounts(query: AccountQuery = {}): Promise<Page<AccountRow>> { return stats.listAccounts(this.pool, this.schema, query); }
   requestSeries(query: SeriesQuery): Promise<SeriesPoint[]> { return stats.requestSeries(this.pool, this.schema, query); }
+
+  /** Replaces a budget; this instance forgets its cached callers, others within `keyCacheMs`. */
+  async putBudget(scope: string, limits: BudgetLimits): Promise<{ before: Budget | undefined; after: Budget }> {
+    const out = await pgBudgets.putBudget(this.pool, this.schema, scope, limits);
+    this.keys.forget();
+    return out;
+  }
+
+  getBudget(scope: string): Promise<Budget | undefined> { return pgBudgets.getBudget(this.pool, this.schema, scope); }
+
+  listBudgets(query: { limit?: number; after?: string } = {}): Promise<Page<Budget>> { return pgBudgets.listBudgets(this.pool, this.schema, query); }
+
+  async deleteBudget(scope: string): Promise<Budget | undefined> {
+    const out = await pgBudgets.deleteBudget(this.pool, this.schema, scope);
+    this.keys.forget();
+    return out;
+  }
+
+  async setOrganization(callerId: string, orgId: string | null): Promise<{ before: string | null; after: string | null }> {
+    const out = await pgBudgets.setOrganization(this.pool, this.schema, callerId, orgId);
+    this.keys.forget();
+    return out;
+  }
+
+  getOrganization(callerId: string): Promise<string | null> { return pgBudgets.getOrganization(this.pool, this.schema, callerId); }
+
+  budgetUsage(query: UsageQuery): Promise<Page<BudgetUsage>> { return pgBudgets.budgetUsage(this.pool, this.schema, query); }
 
   /** Balance, live holds, the remainder owed below one unit, and the ledger sum (must equal the balance). */
   async getAccount(callerId: string): Promise<Account> {

@@ -1,0 +1,127 @@
+/**
+ * The most a request can cost, before the upstream call: what a budget holds, so that no budget is
+ * ever exceeded. Unlike the admission estimate (estimate.ts) it never guesses low:
+ * - input tokens ≤ the UTF-8 bytes of the whole body as JSON (every text the model reads, its tool
+ *   definitions, and the keys and punctuation around them: a byte-level tokenizer makes at most one
+ *   token per byte), plus FRAMING_TOKENS for what the provider adds (role markers, its tool-use
+ *   prompt), plus a fixed bound per image and per document (their data is not text);
+ * - output tokens ≤ `max_tokens`;
+ * - every input token priced at the highest input-side price the model can bill (fresh input, cache
+ *   reads, 5-minute and 1-hour cache writes, under every upstream format's defaults), every output
+ *   token at the output price.
+ * A request that makes the upstream fetch input of its own (web search, web fetch, code execution,
+ * MCP servers) has no such bound: under a budget it is refused before the call.
+ */
+import type { Pricing, UpstreamFormat } from './figures';
+import { PICO_PER_UNIT } from './money';
+import { ratesOf } from './pricing';
+
+/** Tokens a provider may add to any request around what it sends (role markers, a tool-use system prompt). */
+export const FRAMING_TOKENS = 2_048;
+
+/** What the bound counts for media, in tokens each. */
+export interface MediaBounds {
+  /** An image (any source). */
+  imageTokens: number;
+  /** A document whose data is not text (a base64 or URL PDF, a file id). */
+  documentTokens: number;
+}
+
+/** A request's bound in tokens, or the field that makes it unbounded. */
+export type RequestBound = { inputTokens: number; outputTokens: number } | { unbounded: string };
+
+/** Server tools: the upstream reads what they fetch or run, which no request byte bounds. */
+const SERVER_TOOL = /^(web_search|web_fetch|code_execution|mcp_toolset)/;
+const MAX_DEPTH = 64;
+
+interface Tally {
+  bytes: number;
+  tokens: number;
+}
+
+/** Adds a block that is media: its tokens, not its data's bytes; false when the block is no media. */
+function media(block: Record<string, unknown>, tally: Tally, bounds: MediaBounds): boolean {
+  if (block.type === 'image') {
+    tally.tokens += bounds.imageTokens;
+    return true;
+  }
+  if (block.type !== 'document') return false;
+  const source = block.source as { type?: unknown } | undefined;
+  if (source?.type === 'text' || source?.type === 'content') return false; // text the model reads as it is
+  tally.tokens += bounds.documentTokens;
+  return true;
+}
+
+/** Adds the bytes a value takes as JSON (strings by their UTF-8 bytes), media by their bound. */
+function walk(value: unknown, tally: Tally, bounds: MediaBounds, depth: number): void {
+  if (typeof value === 'string') {
+    tally.bytes += Buffer.byteLength(value, 'utf8') + 3; // quotes and a separator
+    return;
+  }
+  if (typeof value !== 'object' || value === null) {
+    tally.bytes += String(value).length + 1;
+    return;
+  }
+  if (depth > MAX_DEPTH) {
+    tally.bytes += Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    return;
+  }
+  tally.bytes += 2;
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, tally, bounds, depth + 1);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  if (media(object, tally, bounds)) return;
+  for (const key in object) {
+    tally.bytes += Buffer.byteLength(key, 'utf8') + 4;
+    walk(object[key], tally, bounds, depth + 1);
+  }
+}
+
+/** The field of a body that makes the upstream read input no request byte bounds, if any. */
+function unboundedField(body: Record<string, unknown>): string | undefined {
+  if (body.mcp_servers !== undefined) return 'mcp_servers';
+  if (!Array.isArray(body.tools)) return undefined;
+  const i = body.tools.findIndex((t) => typeof (t as { type?: unknown } | null)?.type === 'string' && SERVER_TOOL.test((t as { type: string }).type));
+  return i < 0 ? undefined : `tools.${i}.type`;
+}
+
+/**
+ * The bound of a Messages body (what every LLM route hands on) or a rerank body (the query is read
+ * once per document; no output). Runs only for a request under a budget.
+ */
+export function requestBound(body: unknown, bounds: MediaBounds): RequestBound {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const unbounded = unboundedField(b);
+  if (unbounded) return { unbounded };
+  const tally: Tally = { bytes: 0, tokens: FRAMING_TOKENS };
+  if (Array.isArray(b.documents)) {
+    const query = typeof b.query === 'string' ? Buffer.byteLength(b.query, 'utf8') + 3 : 0;
+    tally.bytes += query * b.documents.length;
+  }
+  walk(b, tally, bounds, 0);
+  const max = typeof b.max_tokens === 'number' ? b.max_tokens : 0;
+  return { inputTokens: tally.bytes + tally.tokens, outputTokens: Math.max(0, Math.ceil(max)) };
+}
+
+/** Every format a price default is taken for (undefined: an adapter of no known format). */
+const FORMATS: readonly (UpstreamFormat | undefined)[] = ['anthropic', 'openai', undefined];
+
+/**
+ * Whole minor units covering `inputTokens` at the highest input-side rate the pricing bills under
+ * any upstream format (a failover group may serve from either), and `outputTokens` at the output
+ * rate; 0 for a free model.
+ */
+export function boundAmount(inputTokens: number, outputTokens: number, pricing: Pricing | undefined): number {
+  if (!pricing) return 0;
+  let input = 0;
+  let output = 0;
+  for (const format of FORMATS) {
+    const r = ratesOf(pricing, format);
+    input = Math.max(input, r.inputTokens, r.cacheReadInputTokens, r.cacheWrite5mInputTokens, r.cacheWrite1hInputTokens);
+    output = Math.max(output, r.outputTokens);
+  }
+  const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output);
+  return Number((pico + PICO_PER_UNIT - 1n) / PICO_PER_UNIT);
+}
