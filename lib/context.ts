@@ -5,6 +5,8 @@
  */
 import type { Response } from 'express';
 import type { TokenEstimate } from './billing/estimate';
+import type { SessionRef } from './budgets/session';
+import type { ScopeHold } from './stores/budgets';
 import { UsageTracker } from './billing/usage';
 import type { ErrorCode } from './errors';
 import { isThenable } from './sync';
@@ -41,6 +43,12 @@ export interface GatewayContext {
   estimate?: TokenEstimate;
   /** Held amount once `reserve` succeeded. */
   hold?: number;
+  /** The budgets the request is held on (each in the period it was admitted in) and the bound held: set by reserve() when any budget is on its path. */
+  budget?: { readonly scopes: readonly ScopeHold[]; readonly bound: number };
+  /** The client session the request names, and where its id was read. */
+  session?: SessionRef;
+  /** The subagent that made it. */
+  agentId?: string;
   readonly usage: UsageTracker;
   upstream?: string;
   /** Upstream attempts made by failover(), in order. */
@@ -96,7 +104,7 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
   return {
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, clientBody: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
-    usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
+    budget: undefined, session: undefined, agentId: undefined, usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],
   };

@@ -16,6 +16,13 @@ import { checkKeepAliveMs } from './wire/keep-alive';
 import { observedStore } from './observe/observed-store';
 import { resolveResponses, type ResolvedResponses, type ResponsesOptions } from './responses-options';
 import type { GatewayStore } from './stores/types';
+import type { MediaBounds } from './billing/bound';
+
+/** Budgets on the request path (docs/budgets.md): the clock periods are read on, and what a request's bound counts for media. */
+export interface BudgetOptions extends Partial<MediaBounds> {
+  /** The clock that puts requests in their budgets' periods and ends keys, epoch ms. Default: Date.now. */
+  clock?: () => number;
+}
 
 /** Options of createGatewayRouter(). */
 export interface GatewayOptions {
@@ -55,6 +62,8 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Storing Responses API responses: `{ store, retentionDays, maxBytes }`. Default: off (an operator's choice: stored prompts are kept data). */
   responses?: ResponsesOptions;
+  /** Budgets: the bound's tokens per image and per non-text document, and the clock. Default: `{ imageTokens: 5000, documentTokens: 200000 }`, Date.now. */
+  budgets?: BudgetOptions;
 }
 
 /** The resolved, frozen configuration the router is built from: complete, every default taken from GATEWAY_DEFAULTS. */
@@ -78,6 +87,7 @@ export interface ResolvedConfig {
   readonly keepAliveMs: number;
   /** The response store (undefined when off), retention and size bound, for the Responses routes. */
   readonly responses: ResolvedResponses;
+  readonly budgets: Readonly<MediaBounds & { clock: () => number }>;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -86,6 +96,7 @@ const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release
 export const OPTION_NAMES = Object.keys({
   store: true, models: true, versions: true, bodyLimit: true, limits: true, holdLeaseMs: true, estimator: true, onSettled: true, rerank: true,
   notFound: true, storeTimeoutMs: true, failOpen: true, writes: true, logger: true, metrics: true, observers: true, keepAliveMs: true, responses: true,
+  budgets: true,
 } satisfies Record<keyof GatewayOptions, true>);
 
 /** Checks and freezes the options; the caller's object is never modified. */
@@ -118,6 +129,8 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     (writes.onSetAside ?? reportToStderr)(write);
   });
   const estimator = options.estimator ?? defaultEstimator;
+  const clock = options.budgets?.clock ?? Date.now;
+  if (typeof clock !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "budgets.clock" must be a function returning epoch milliseconds.');
   return Object.freeze({
     store: observer ? observedStore(store, observer) : store,
     catalog,
@@ -136,5 +149,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     metrics: options.metrics,
     keepAliveMs: checkKeepAliveMs(options.keepAliveMs, 'createGatewayRouter'),
     responses,
+    budgets: Object.freeze({ ...withDefaults(GATEWAY_DEFAULTS.budgets, { imageTokens: options.budgets?.imageTokens, documentTokens: options.budgets?.documentTokens }), clock }),
   });
 }

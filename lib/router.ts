@@ -20,6 +20,7 @@ import { proxyRerank } from './middleware/proxy-rerank';
 import { proxyResponses } from './middleware/proxy-responses';
 import { requestId, type RequestIdOptions } from './middleware/request-id';
 import { reserve } from './middleware/reserve';
+import { mintRunKeys } from './middleware/run-keys';
 import { resolveModel } from './middleware/resolve-model';
 import { validate } from './middleware/validate';
 import { chatToMessages } from './middleware/chat-to-messages';
@@ -83,8 +84,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;
   const gate = gracefulShutdown();
-  const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
-  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator });
+  const { clock, imageTokens, documentTokens } = config.budgets;
+  const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs, clock });
+  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator, clock, media: { imageTokens, documentTokens } });
   const admission = [limits(config.limits), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
@@ -123,6 +125,13 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.post(['/v1/rerank', '/v2/rerank'], rerank);
   router.post('/v1/responses', responses, errorHandler({ format: 'openai' }));
   router.post('/v1/responses/input_tokens', responsesCount, errorHandler({ format: 'openai' }));
+  // Run keys, minted by a key with the grant: only where the store keeps keys (both built-in stores).
+  const keyStore = options.store as Partial<Parameters<typeof mintRunKeys>[0]['store']>;
+  if (typeof keyStore.createKey === 'function' && typeof keyStore.getKey === 'function') {
+    router.post('/v1/keys/run', compose([...head('run_keys'), jsonBody({ limit: '64kb' }), auth, limits({ ...config.limits, estimator: NO_TOKENS }),
+      mintRunKeys({ store: keyStore as Parameters<typeof mintRunKeys>[0]['store'], models, clock })]));
+    router.all('/v1/keys/run', compose([...bare('run_keys'), methodNotAllowed(['POST'])]));
+  }
   // The models routes take a path parameter, which the router decodes (and may refuse) before
   // the route runs: the head goes in front of them, so that refusal is logged with its id too.
   router.use('/v1/models', compose(head('models')));

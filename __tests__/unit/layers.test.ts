@@ -31,7 +31,7 @@ const FLOORS: readonly { readonly members: readonly string[]; readonly why: stri
   { members: ['lib/duration.ts', 'lib/check-options.ts'], why: 'the option checks every factory runs, on the construction errors' },
   { members: ['lib/errors.ts', 'lib/own.ts', 'lib/random-id.ts', 'lib/version.ts', 'lib/timeout.ts', 'lib/compose.ts'], why: 'leaf utilities: they import nothing in lib but the ground and the checks' },
   { members: ['lib/messages/', 'lib/schemas/', 'lib/answer-errors.ts', 'lib/leases.ts'], why: 'definitions: the content model, the request schemas, the errors of an answer, leases; facts everything reads, reading none' },
-  { members: ['lib/billing/', 'lib/wire/', 'lib/limits/'], why: 'mechanisms on plain values: the money rule and the records a request leaves, SSE and JSON transport, counters; no request, adapter or store' },
+  { members: ['lib/billing/', 'lib/wire/', 'lib/limits/', 'lib/budgets/'], why: 'mechanisms on plain values: the money rule and the records a request leaves, SSE and JSON transport, counters, budget periods and sessions; no request, adapter or store' },
   { members: ['lib/types.ts'], why: 'the domain types a host sees (callers, rerank; usage and prices are billing\'s)' },
   { members: ['lib/formats/', 'lib/stores/'], why: 'the wire formats (to and from the content model) and the store contracts with their two stores' },
   { members: ['lib/upstreams/', 'lib/observe/', 'lib/responses-options.ts'], why: 'adapters (they speak a format), observers (they read store records), the Responses state options' },

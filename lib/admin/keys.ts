@@ -2,7 +2,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Response } from 'express';
 import { GatewayError } from '../errors';
+import { runKeyGrantSchema } from '../schemas/budgets';
 import { limitsSchema } from '../schemas/shapes';
+import { limitsInputSchema, limitsOf } from './budgets';
 import { hashKey } from '../stores/hash';
 import { keyIdOf, newKeySecret, prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';
 import { notFoundError } from './http';
@@ -16,25 +18,31 @@ const grants = {
   models: Optional(Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string', minLength: 1 }, maxItems: 1000 })),
   limits: Optional(Type.Union([limitsSchema, Type.Null()])),
   metadata: Optional(Type.Unsafe<Record<string, string> | null>({ type: ['object', 'null'], additionalProperties: { type: 'string', maxLength: 1000 }, maxProperties: 50 })),
+  budget: Optional(Type.Union([limitsInputSchema, Type.Null()], { description: 'The key\'s own budget, with each session\'s and subagent\'s (docs/budgets.md)' })),
+  runKeys: Optional(Type.Union([runKeyGrantSchema, Type.Null()], { description: 'Lets the key mint run keys (POST /v1/keys/run) up to this cap and lifetime' })),
 };
 const createBody = Type.Object({ callerId: Type.String({ minLength: 1, maxLength: 256 }), secret: Optional(Type.String({ minLength: 24, maxLength: 256 })), ...grants }, { additionalProperties: false });
 const patchBody = Type.Object(grants, { additionalProperties: false, minProperties: 1 });
 type Grants = Static<typeof patchBody>;
 const keyId = (params: Record<string, string>): string => params.keyId ?? '';
 
-/** A catalog given: an allow-list naming a model it does not serve is refused (400). */
-function checkModels<T extends Grants>(ctx: AdminContext, grantsOf: T): T {
+/** What a key's grants become: an allow-list naming a model the catalog (when given) does not serve is refused (400); a budget gets its defaults. */
+function checkModels<T extends Grants>(ctx: AdminContext, grantsOf: T): Omit<T, 'budget'> & Pick<KeyPatch, 'budget'> {
   const unknown = ctx.models && unknownModel(grantsOf.models, ctx.models().byId);
   if (unknown) throw new GatewayError('invalid_request_error', unknown);
-  return grantsOf;
+  const { budget, ...rest } = grantsOf;
+  return { ...rest, ...(budget === undefined ? {} : { budget: budget === null ? null : limitsOf(budget, 'budget') }) };
 }
 
 const find = async (ctx: AdminContext, id: string): Promise<KeyRecord> => (await ctx.store.getKey(id)) ?? Promise.reject(notFoundError(`keyId: ${id}`));
 
-async function create(ctx: AdminContext, grantsOf: Grants & { callerId: string }, secret: string): Promise<KeyRecord> {
+async function create(ctx: AdminContext, grantsOf: KeyPatch & { callerId: string }, secret: string): Promise<KeyRecord> {
   const keyHash = hashKey(secret);
   if (await ctx.store.getKey(keyIdOf(keyHash))) throw new GatewayError('invalid_request_error', 'secret: is already a key; choose another.');
-  return ctx.store.createKey({ keyHash, prefix: prefixOf(secret), callerId: grantsOf.callerId, models: grantsOf.models ?? null, limits: grantsOf.limits ?? null, metadata: grantsOf.metadata ?? null });
+  return ctx.store.createKey({
+    keyHash, prefix: prefixOf(secret), callerId: grantsOf.callerId, models: grantsOf.models ?? null, limits: grantsOf.limits ?? null, metadata: grantsOf.metadata ?? null,
+    budget: grantsOf.budget ?? null, runKeys: grantsOf.runKeys ?? null,
+  });
 }
 
 async function change(ctx: AdminContext, res: Response, id: string, action: string, patch: KeyPatch): Promise<KeyRecord> {
@@ -81,7 +89,7 @@ export const keyRoutes: readonly AdminRoute[] = [
       const old = await find(ctx, keyId(params));
       if (old.status !== 'active') throw new GatewayError('invalid_request_error', `keyId: ${old.keyId} is ${old.status}; only an active key is rotated.`);
       const secret = newKeySecret();
-      const record = await create(ctx, { callerId: old.callerId, models: old.models, limits: old.limits, metadata: old.metadata }, secret);
+      const record = await create(ctx, { callerId: old.callerId, models: old.models, limits: old.limits, metadata: old.metadata, budget: old.budget, runKeys: old.runKeys }, secret);
       const previous = await change(ctx, res, old.keyId, 'key.rotate', { expiresAt: oldKeyExpiresAt });
       await audit(ctx.store, res, 'key.create', `key:${record.keyId}`, null, record);
       return { key: secret, record, previous };

@@ -4,6 +4,7 @@ import { FIGURE_NAMES } from '../billing/figures';
 import { usageSchema } from '../billing/figure-schemas';
 import { compileSchema } from '../schemas/ajv';
 import { billingStatusSchema } from '../schemas/shapes';
+import { budgetLimitsSchema, budgetSchema } from '../schemas/budgets';
 import { keyRecordSchema } from '../stores/keys';
 import { VERSION } from '../version';
 import { ADMIN_ROUTES } from './routes';
@@ -32,6 +33,8 @@ const schemas = {
       status: { type: 'integer' }, errorCode: { type: ['string', 'null'] }, usage: { anyOf: [usage, { type: 'null' }] }, cost: { type: 'string' }, charge: { type: 'integer' },
       billingStatus: billingStatusSchema, startedAt: { type: 'integer' }, durationMs: { type: 'number' }, ttfbMs: { type: ['number', 'null'] },
       upstream: { type: ['string', 'null'] }, detail: { type: ['string', 'null'] }, user: { type: ['string', 'null'] }, attempts: { type: 'array' },
+      keyId: { type: 'string' }, sessionId: { type: 'string' }, agentId: { type: 'string' },
+      sessionSource: { type: 'string', description: 'Where the session id was read: x-session-id, x-claude-code-session-id, session-id, session_id, prompt_cache_key, safety_identifier or user' },
     },
   },
   /** One request with its Responses API response: its id, stored or why not, what it chained from (null: it made none). */
@@ -48,6 +51,24 @@ const schemas = {
     properties: { callerId: { type: 'string' }, model: { type: 'string' }, day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' }, requests: { type: 'integer' }, cost: { type: 'string' }, charge: { type: 'integer' }, ...usage.properties },
   },
   Audit: { type: 'object', required: ['id', 'at', 'actor', 'action', 'target', 'before', 'after'], properties: { id: { type: 'string' }, at: { type: 'integer' }, actor: { type: 'string' }, action: { type: 'string' }, target: { type: 'string' }, before: {}, after: {} } },
+  Budget: budgetSchema,
+  BudgetUsage: {
+    type: 'object', required: ['scope', 'period', 'spent', 'held', 'excess', 'requests', 'requestsHeld', 'tokens', 'tokensHeld'], additionalProperties: false,
+    properties: {
+      scope: { type: 'string' }, period: { type: 'string', description: 'd:YYYY-MM-DD, w:YYYY-MM-DD (its Monday), m:YYYY-MM or total' },
+      spent: { type: 'integer', description: 'Minor units charged, never above the cap' }, held: { type: 'integer' },
+      excess: { type: 'integer', description: 'Charged beyond the cap (flagged for review)' }, requests: { type: 'integer' }, requestsHeld: { type: 'integer' },
+      tokens: { type: 'integer' }, tokensHeld: { type: 'integer' },
+    },
+  },
+  BudgetPosition: {
+    type: 'object', required: ['scope', 'limits', 'period', 'usage', 'left'], additionalProperties: false,
+    properties: {
+      scope: { type: 'string' }, limits: budgetLimitsSchema, usage: ref('BudgetUsage'), left: { type: ['integer', 'null'], description: 'Minor units left this period (null: no money cap)' },
+      period: { type: 'object', required: ['key', 'start', 'end'], properties: { key: { type: 'string' }, start: { type: 'integer' }, end: { type: ['integer', 'null'] } } },
+    },
+  },
+  Membership: { type: 'object', required: ['callerId', 'orgId'], additionalProperties: false, properties: { callerId: { type: 'string' }, orgId: { type: ['string', 'null'] } } },
   /** As PUT /models takes it, with every field shown (null for what is not set). */
   Model: modelViewSchema,
   Override: overrideSchema,
@@ -86,7 +107,7 @@ function pathsOf(rows: readonly AdminRoute[]): Record<string, Record<string, obj
 /** The document; `servers` is left to the host, which mounts the router where it likes. */
 export const adminOpenApi = Object.freeze({
   openapi: '3.1.0',
-  info: { title: 'model-gateway admin API', version: VERSION, description: 'Keys, accounts, the request log, reviews, spend, models, stored responses and the audit trail. Every write is audited.' },
+  info: { title: 'model-gateway admin API', version: VERSION, description: 'Keys, accounts, budgets, the request log, reviews, spend, models, stored responses and the audit trail. Every write is audited.' },
   security: [{ adminToken: [] }],
   paths: pathsOf(ADMIN_ROUTES),
   components: {

@@ -2,6 +2,7 @@
 import type { Response } from 'express';
 import { GatewayError } from '../errors';
 import type { AuditStore } from '../stores/audit';
+import type { BudgetStore } from '../stores/budgets';
 import type { Credit, CreditResult } from '../stores/credit';
 import type { KeyAdminStore } from '../stores/keys';
 import type { Account, LedgerReads } from '../stores/reads';
@@ -14,13 +15,14 @@ import type { Awaitable } from '../stores/types';
  * A store the admin API can run on. `responses` (stored Responses API responses) is optional: a
  * store without it has stored none, so an erasure deletes none and no request shows a response.
  */
-export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & StatsReads & {
+export type AdminStore = KeyAdminStore & AuditStore & ReviewStore & LedgerReads & StatsReads & BudgetStore & {
   credit(credit: Credit): Awaitable<CreditResult>;
   readonly responses?: Pick<ResponseStore, 'deleteResponsesOf' | 'responseOfRequest'>;
 };
 
 export const ADMIN_METHODS = ['createKey', 'getKey', 'listKeys', 'updateKey', 'appendAudit', 'listAudit', 'listReviews', 'resolveReview',
-  'getAccount', 'listLedger', 'listRequests', 'spend', 'credit', 'listAccounts', 'requestSeries'] as const;
+  'getAccount', 'listLedger', 'listRequests', 'spend', 'credit', 'listAccounts', 'requestSeries',
+  'putBudget', 'getBudget', 'listBudgets', 'deleteBudget', 'setOrganization', 'getOrganization', 'budgetUsage'] as const;
 
 /** Records an operator's write in the audit trail, under the name of the token that made it. */
 export async function audit(store: AdminStore, res: Response, action: string, target: string, before: unknown, after: unknown): Promise<void> {

@@ -13,7 +13,7 @@
  * MCP servers) has no such bound: under a budget it is refused before the call.
  */
 import type { Pricing, UpstreamFormat } from './figures';
-import { PICO_PER_UNIT } from './money';
+import { PICO_PER_UNIT, toPico } from './money';
 import { ratesOf } from './pricing';
 
 /** Tokens a provider may add to any request around what it sends (role markers, a tool-use system prompt). */
@@ -124,4 +124,9 @@ export function boundAmount(inputTokens: number, outputTokens: number, pricing: 
   }
   const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output);
   return Number((pico + PICO_PER_UNIT - 1n) / PICO_PER_UNIT);
+}
+
+/** Whether an exact cost (a decimal string of minor units) is above a bound held in whole minor units. */
+export function exceedsBound(cost: string, bound: number): boolean {
+  return (toPico(cost) ?? 0n) > BigInt(bound) * PICO_PER_UNIT;
 }

@@ -62,13 +62,13 @@ export interface RequestLogEntry {
   user: string | null;
   /** Every upstream attempt when failover() retried; empty otherwise. */
   attempts: readonly UpstreamAttempt[];
-  /** The key that made the request (absent in entries written without it). */
-  keyId?: string | null;
-  /** The client session it belonged to, and where that id was read (a header or a body field). */
-  sessionId?: string | null;
-  sessionSource?: string | null;
+  /** The key that made the request (absent when unknown). */
+  keyId?: string;
+  /** The client session it named, and where that id was read: a header or a body field (lib/budgets/session.ts). */
+  sessionId?: string;
+  sessionSource?: string;
   /** The subagent that made it (Claude Code's `x-claude-code-agent-id`, or `x-agent-id`). */
-  agentId?: string | null;
+  agentId?: string;
 }
 
 /** One attempt at an upstream, as the request log keeps it. */

@@ -2,6 +2,7 @@
 import type { BillingStatus } from '../schemas/shapes';
 import type { Pricing, UpstreamFormat, Usage } from './figures';
 import { costOf } from './pricing';
+import { exceedsBound } from './bound';
 import type { UpstreamAttempt } from './records';
 
 /** The outcome of a request for billing. */
@@ -23,6 +24,8 @@ export interface BillingFacts {
   readonly invalidAnswer: boolean;
   /** The upstream answered: the request succeeded, or its stream had started. */
   readonly answered: boolean;
+  /** Under a budget: the bound held for it (whole minor units). A confirmed cost above it is still charged, and flagged for review. */
+  readonly bound?: number;
 }
 
 /**
@@ -38,7 +41,9 @@ export function pricingFormat(attempts: readonly UpstreamAttempt[], modelFormat:
 }
 
 /**
- * - `confirmed` usage: billed its exact cost at the model's price (0 for a free model);
+ * - `confirmed` usage: billed its exact cost at the model's price (0 for a free model); under a
+ *   budget, a cost above the bound held for it (an upstream that confirmed more than any request
+ *   could use) is charged as confirmed and marked needs_review;
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
  * - `units_only` (search units), `implausible` figures, or no usage although the upstream
@@ -52,8 +57,10 @@ export function decide(facts: BillingFacts): BillingDecision {
   const usage = facts.usage;
   if (facts.invalidAnswer) return { usage, cost: '0', billingStatus: 'not_billed' };
   switch (usage.provenance) {
-    case 'confirmed':
-      return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'billed' };
+    case 'confirmed': {
+      const cost = costOf(usage, facts.pricing, facts.format);
+      return { usage, cost, billingStatus: facts.bound !== undefined && exceedsBound(cost, facts.bound) ? 'needs_review' : 'billed' };
+    }
     case 'partial':
       return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'needs_review' };
     case 'units_only':

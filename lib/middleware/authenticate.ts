@@ -15,6 +15,8 @@ export interface AuthenticateOptions {
   store: KeyStore;
   /** Longest wait for the key store, in ms; then 500 `api_error`. Default: 5000. */
   timeoutMs?: number;
+  /** The clock a key's end (`expiresAt`: a run key's, a rotated key's) is checked against, epoch ms. Default: Date.now. */
+  clock?: () => number;
 }
 
 const MAX_KEY_LENGTH = 512;
@@ -44,8 +46,8 @@ function presentedKey(apiKey: string | string[] | undefined, authorization: stri
 const INVALID: Readonly<Record<AuthScheme, string>> = { 'x-api-key': 'invalid x-api-key', bearer: 'authorization: invalid bearer key' };
 
 /**
- * Missing, malformed, unknown or disabled key: 401 `authentication_error`. The key itself is
- * never echoed; only its digest reaches the store.
+ * Missing, malformed, unknown, disabled or expired key: 401 `authentication_error` (an expired
+ * one says when it ended). The key itself is never echoed; only its digest reaches the store.
  */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
   const store = options?.store;
@@ -53,6 +55,8 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
     throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'authenticate: option "store" must implement findCaller(keyHash) (e.g. new MemoryStore()).');
   }
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'authenticate: option "timeoutMs"');
+  const clock = options.clock ?? Date.now;
+  if (typeof clock !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'authenticate: option "clock" must be a function returning epoch milliseconds.');
   const unavailable = (err: unknown): GatewayError =>
     new GatewayError('api_error', 'The key store is unavailable; retry later.', { detail: `key store: ${String(err)}` });
   return function authenticateMiddleware(req, res, next) {
@@ -67,6 +71,11 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
     const admit = (caller: Caller | undefined | null): void => {
       if (!caller || caller.disabled) {
         next(new GatewayError('authentication_error', INVALID[presented.scheme]));
+        return;
+      }
+      // Checked on every request: a store may cache the lookup, never past the key's end.
+      if (caller.expiresAt !== undefined && caller.expiresAt <= clock()) {
+        next(new GatewayError('authentication_error', `${INVALID[presented.scheme]}: the key expired at ${new Date(caller.expiresAt).toISOString()}`));
         return;
       }
       ctx.caller = caller;

@@ -1,4 +1,5 @@
 /** What billingHook() writes for a finished request, read off its context: the rule's facts, the settlement, the log line. */
+import { exceedsBound } from '../billing/bound';
 import { decide, pricingFormat, type BillingDecision } from '../billing/settle';
 import type { RequestLogEntry, Settlement, UpstreamAttempt } from '../billing/records';
 import type { UpstreamFormat } from '../billing/figures';
@@ -15,13 +16,19 @@ export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined
 
 /** The billing rule (lib/billing/settle.ts) applied to a finished request. */
 export function decisionOf(ctx: GatewayContext, succeeded: boolean): BillingDecision {
-  return decide({
+  const decision = decide({
     usage: ctx.usage.snapshot(),
     pricing: ctx.model?.pricing,
     format: pricingFormatOf(ctx),
     invalidAnswer: ctx.invalidAnswer,
     answered: succeeded || ctx.ttfbMs !== undefined,
+    ...(ctx.budget ? { bound: ctx.budget.bound } : {}),
   });
+  if (ctx.budget && exceedsBound(decision.cost, ctx.budget.bound)) {
+    const note = `confirmed cost ${decision.cost} exceeds the budget bound ${ctx.budget.bound} held for it: charged as confirmed, its budgets stopped at their caps (excess kept)`;
+    ctx.detail = ctx.detail ? `${ctx.detail}; ${note}` : note;
+  }
+  return decision;
 }
 
 /** The settlement record for a decided request. */
@@ -32,6 +39,7 @@ export function settlementOf(ctx: GatewayContext, decision: BillingDecision): Se
     model: ctx.model?.id ?? '',
     endpoint: ctx.endpoint,
     ...decision,
+    ...(ctx.budget ? { scopes: ctx.budget.scopes } : {}),
   };
 }
 
@@ -59,5 +67,9 @@ export function logEntryOf(ctx: GatewayContext, status: number, decision: Billin
     detail: decision?.usage.provenance === 'implausible' ? joined(ctx.detail, ctx.usage.observed()) : ctx.detail ?? null,
     user: ctx.user ?? null,
     attempts: ctx.attempts.length > 0 ? ctx.attempts : NO_ATTEMPTS,
+    keyId: ctx.caller?.keyId,
+    sessionId: ctx.session?.id,
+    sessionSource: ctx.session?.source,
+    agentId: ctx.agentId,
   };
 }

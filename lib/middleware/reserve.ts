@@ -1,8 +1,12 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
 import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
+import { boundAmount, requestBound, type MediaBounds } from '../billing/bound';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
+import { agentOf, sessionOf } from '../budgets/session';
+import { GATEWAY_DEFAULTS } from '../defaults';
+import { BudgetPaths, budgetRefusal, type BudgetPath } from './budget-path';
 import { formatOf } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
@@ -31,9 +35,23 @@ export interface ReserveOptions {
   /**
    * When the balance store fails or times out: false refuses the request with 500
    * `api_error` (fails closed); true admits it without a hold (fails open; it is still
-   * settled and billed on its confirmed usage). Default: false.
+   * settled and billed on its confirmed usage). Default: false. A request under a budget never
+   * fails open: a budget is a promise.
    */
   failOpen?: boolean;
+  /** The clock that puts a request in its budgets' periods, epoch ms. Default: Date.now. */
+  clock?: () => number;
+  /** Tokens the bound of a request under a budget counts per image and per non-text document. Default: 5000 and 200000. */
+  media?: Partial<MediaBounds>;
+}
+
+/** The media bounds, checked: whole numbers of tokens, 1 or more. */
+function checkMedia(given: Partial<MediaBounds> | undefined): MediaBounds {
+  const out = { ...GATEWAY_DEFAULTS.budgets, ...given };
+  for (const [name, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `reserve: option "media.${name}" must be a whole number of tokens, 1 or more.`);
+  }
+  return out;
 }
 
 /** The reserve() middleware, and close(): stops renewing this instance's holds. */
@@ -46,7 +64,10 @@ export interface ReserveMiddleware extends RequestHandler {
  * Needs resolveModel() before it and billingHook() around it (which settles and so releases
  * the hold; without it a hold is renewed for as long as the process lives). Holds price × estimate atomically; when the available
  * balance (balance − live holds) is short: 402 `billing_error`, and no upstream call.
- * The hold only admits: the bill is decided later from the confirmed usage.
+ * The hold only admits: the bill is decided later from the confirmed usage. When budgets are on the
+ * caller's path (docs/budgets.md), it holds the request's bound (billing/bound.ts) on the balance
+ * and on every budget at once, and a full budget is refused like an empty balance, naming itself.
+ * It notes the client session and subagent the request names (for the log and the budgets).
  */
 export function reserve(options: ReserveOptions): ReserveMiddleware {
   const store = options?.store;
@@ -58,6 +79,10 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
   if (typeof store.renewHolds !== 'function') throw new GatewayConfigError('ERR_MGW_STORE_CONTRACT', 'reserve: option "store" must implement renewHolds(instanceId, expiresAt) (see "Writing your own store").');
   const leases = new HoldLeases(leaseMs, (instanceId, until) => store.renewHolds(instanceId, until), options.onError);
   const estimator = options.estimator ?? defaultEstimator;
+  const clock = options.clock ?? Date.now;
+  if (typeof clock !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'reserve: option "clock" must be a function returning epoch milliseconds.');
+  const media = checkMedia(options.media);
+  const paths = new BudgetPaths();
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
   /** Gives a request's hold back, if the store has one (best effort: a hold left over lapses with its lease). */
@@ -65,9 +90,10 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
     Promise.resolve().then(() => store.release(requestId)).catch(() => undefined);
   };
   /** The hold is taken (or refused): carry on, or answer 402. */
-  const held = (ctx: GatewayContext, request: ReserveRequest, result: ReserveResult, next: NextFunction): void => {
+  const held = (ctx: GatewayContext, request: ReserveRequest, result: ReserveResult, next: NextFunction, path?: BudgetPath): void => {
     if (!result.ok) {
-      next(new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${request.amount}; available ${result.available}.`));
+      if (path && result.scope !== undefined) next(budgetRefusal(path, result, request.amount, request.tokens ?? 0));
+      else next(new GatewayError('billing_error', `Insufficient balance: this request may cost up to ${request.amount}; available ${result.available}.`));
       return;
     }
     if (ctx.closed) {
@@ -76,6 +102,7 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
       return;
     }
     ctx.hold = request.amount;
+    if (path) ctx.budget = { scopes: path.scopes, bound: request.amount };
     leases.start();
     next();
   };
@@ -88,7 +115,7 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
     giveBack(request.requestId);
     late?.then(() => giveBack(request.requestId), () => giveBack(request.requestId));
     ctx.detail = `balance store: ${String(err)}`;
-    next(failOpen ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
+    next(failOpen && request.scopes === undefined ? undefined : new GatewayError('api_error', 'The balance store is unavailable; retry later.', { detail: ctx.detail }));
   };
   const reserveMiddleware: RequestHandler = (req, res, next) => {
     const ctx = gatewayContext(res);
@@ -97,14 +124,27 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
       return;
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
-    const amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
-    if (amount === 0) {
-      ctx.hold = 0;
-      next();
-      return;
+    ctx.session = sessionOf(req.headers, ctx.clientBody ?? req.body);
+    ctx.agentId = agentOf(req.headers);
+    const path = paths.of(ctx.caller, ctx.session, ctx.agentId, clock());
+    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount: 0, expiresAt: leases.expiry(), instanceId: leases.instanceId };
+    if (path) {
+      // Under a budget the hold is the most the request can cost, not an estimate: no budget is ever exceeded.
+      const bound = requestBound(req.body, media);
+      if ('unbounded' in bound) {
+        next(new GatewayError('invalid_request_error', `${bound.unbounded}: not available under a budget: the upstream would read input (search results, fetched pages, tool output) that no bound can hold before the call.`));
+        return;
+      }
+      Object.assign(request, { amount: boundAmount(bound.inputTokens, bound.outputTokens, ctx.model.pricing), tokens: bound.inputTokens + bound.outputTokens, scopes: path.scopes });
+    } else {
+      request.amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
+      if (request.amount === 0) {
+        ctx.hold = 0;
+        next();
+        return;
+      }
     }
-    const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount, expiresAt: leases.expiry(), instanceId: leases.instanceId };
-    callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next), (err, late) => failed(ctx, request, err, late, next));
+    callStore(() => store.reserve(request), timeoutMs, 'reserve', (answer) => held(ctx, request, answer, next, path), (err, late) => failed(ctx, request, err, late, next));
   };
   return Object.assign(reserveMiddleware, { close: () => leases.stop() });
 }

@@ -16,6 +16,7 @@ function fieldsOf(e: RequestLogEntry): Record<string, unknown> {
     requestId: e.requestId, callerId: e.callerId, endpoint: e.endpoint, model: e.model, stream: e.stream, status: e.status,
     errorCode: e.errorCode, usage: e.usage, cost: e.cost, charge: e.charge, billingStatus: e.billingStatus,
     durationMs: e.durationMs, ttfbMs: e.ttfbMs, upstream: e.upstream, attempts: e.attempts.length, user: e.user,
+    keyId: e.keyId, sessionId: e.sessionId, sessionSource: e.sessionSource, agentId: e.agentId,
   };
 }
 

@@ -76,3 +76,16 @@ export function timeZoneProblem(limits: BudgetLimits, at = 'limits'): string | u
   }
   return undefined;
 }
+
+/** What a run key is minted with: its cap (a total, in minor units), its lifetime, and optionally its models (within its parent's), request and token caps, metadata. */
+export const runKeyBodySchema = Type.Object({
+  amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'The run key\'s cap, in minor units, for its whole life' }),
+  ttlSeconds: Type.Integer({ minimum: 1, maximum: 31_536_000, description: 'Its lifetime, in seconds (never past its parent\'s end)' }),
+  models: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }), Type.Null()], { description: 'Within the parent\'s models; default: the parent\'s' })),
+  requests: Type.Optional(cap('Requests over its life')),
+  tokens: Type.Optional(cap('Tokens over its life')),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String({ maxLength: 1000 }), { maxProperties: 50 }), Type.Null()])),
+}, { additionalProperties: false });
+
+/** What a run key is minted with. */
+export type RunKeyBody = Static<typeof runKeyBodySchema>;

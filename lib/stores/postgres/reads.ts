@@ -103,6 +103,10 @@ function entryOf(r: Record<string, unknown>): RequestLogEntry {
     startedAt: Math.round(num(r.started_ms)), durationMs: num(r.duration_ms), ttfbMs: r.ttfb_ms === null ? null : num(r.ttfb_ms),
     upstream: (r.upstream as string | null) ?? null, detail: (r.detail as string | null) ?? null, user: (r.end_user as string | null) ?? null,
     attempts: (r.attempts as RequestLogEntry['attempts'] | null) ?? [],
+    ...(typeof r.key_id === 'string' ? { keyId: r.key_id } : {}),
+    ...(typeof r.session_id === 'string' ? { sessionId: r.session_id } : {}),
+    ...(typeof r.session_source === 'string' ? { sessionSource: r.session_source } : {}),
+    ...(typeof r.agent_id === 'string' ? { agentId: r.agent_id } : {}),
   };
 }
 

@@ -141,11 +141,12 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     })).filter((row) => first.get(row.request_id) === row.i);
     const result = await retrying(() => this.run(scoped ? 'reserveScoped' : 'reserveMany', [JSON.stringify(rows)]));
     const byIndex = new Map(result.rows.map((row) => [row.i as number, row]));
-    return list.map((_, i): ReserveResult => {
+    return list.map((r, i): ReserveResult => {
       const row = byIndex.get(i);
       if (row?.ok === true) return { ok: true };
       const refused: ReserveResult = { ok: false, available: row ? Math.max(0, num(row.available)) : 0 };
-      if (typeof row?.scope === 'string') Object.assign(refused, { scope: row.scope, dimension: row.dimension, left: num(row.remaining) });
+      // A short balance is named first, as MemoryStore does: the budget is only named when the balance would have held it.
+      if (typeof row?.scope === 'string' && refused.available >= r.amount) Object.assign(refused, { scope: row.scope, dimension: row.dimension, left: num(row.remaining) });
       return refused;
     });
   }
