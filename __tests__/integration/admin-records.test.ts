@@ -132,12 +132,18 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
         cost: '1', charge: 1, billingStatus: 'needs_review', startedAt: Date.now(), durationMs: 1, ttfbMs: null, upstream: 'u', detail: null, user: null, attempts: [] });
     }
     await admin('POST', '/keys', { callerId: caller });
+    for (const scope of [`account:${caller}`, `org:${caller}-org`]) await admin('PUT', `/budgets/${scope}`, { amount: 1000, period: 'month' });
+    for (const sid of ['s1', 's2']) {
+      const scopes = [{ scope: `session:key:${caller}/${sid}`, period: 'total', amount: 100, requests: null, tokens: null }];
+      await made.store.reserve({ callerId: caller, requestId: `req_lists_${sid}`, amount: 1, expiresAt: Date.now() + 60_000, instanceId: 'lists', scopes });
+    }
     const catalogNow = (await admin('GET', '/models')).body.items as Array<Record<string, unknown>>;
     await admin('PUT', '/models', { models: catalogNow.map((m) => ({ ...m, displayName: `${String(m.id)} (runtime)` })) }); // two runtime overrides
     const lists: Record<string, string> = {
       '/keys': `/keys?callerId=${caller}`, '/accounts/{callerId}/ledger': `/accounts/${caller}/ledger`, '/requests': `/requests?callerId=${caller}`,
       '/reviews': `/reviews?callerId=${caller}`, '/spend': `/spend?callerId=${caller}&from=${Date.now() - DAY}&to=${Date.now() + DAY}`, '/models': '/models',
       '/audit': `/audit?target=caller:${caller}`, '/accounts': '/accounts', '/models/overrides': '/models/overrides',
+      '/budgets': '/budgets', '/budget-usage': `/budget-usage?prefix=${encodeURIComponent(`session:key:${caller}/`)}`,
     };
     // The document's lists are exactly these: every GET whose answer is a page.
     const documented = Object.entries(adminOpenApi.paths).filter(([, item]) => {
