@@ -20,14 +20,16 @@ export interface PgInstances {
   close(): Promise<void>;
 }
 
-/** `n` instances built from `options` (their store is made here); `keyCacheMs` as PostgresStore's default unless given. */
-export async function pgInstances(n: number, options: Omit<GatewayOptions, 'store'>, keyCacheMs?: number): Promise<PgInstances> {
+type InstanceOptions = Omit<GatewayOptions, 'store'>;
+
+/** `n` instances built from `options` (or each from `options(i)`: a clock of its own); their stores are made here. */
+export async function pgInstances(n: number, options: InstanceOptions | ((i: number) => InstanceOptions), keyCacheMs?: number): Promise<PgInstances> {
   const made = await pgStore();
   const running: Array<PgInstance & { pool: Pool; close(): Promise<void> }> = [];
   for (let i = 0; i < n; i++) {
     const pool = await pgPool();
     const store = new PostgresStore({ pool, schema: made.schema, sweepIntervalMs: 0, ...(keyCacheMs === undefined ? {} : { keyCacheMs }) });
-    const router = createGatewayRouter({ ...options, store });
+    const router = createGatewayRouter({ ...(typeof options === 'function' ? options(i) : options), store });
     const server = await listen(express().use(router));
     running.push({ url: server.url, router, store, pool, close: server.close });
   }
