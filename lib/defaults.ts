@@ -20,7 +20,7 @@ export const GATEWAY_DEFAULTS = frozen({
   limits: frozen({ keyPrefix: 'mgw', windowSec: 60, slotLeaseMs: 60_000 }),
   writes: frozen({ baseDelayMs: 50, maxDelayMs: 5000, attemptTimeoutMs: 10_000, maxAttempts: 30 }),
   responses: frozen({ store: false, retentionDays: 30, maxBytes: 1_048_576 }),
-  budgets: frozen({ imageTokens: 5_000, documentTokens: 200_000 }),
+  budgets: frozen({ imageTokens: 5_000, documentTokens: 200_000, maxSearches: 1, searchTokens: 25_000 }),
 });
 
 /** The defaults of every HTTP adapter's options. */

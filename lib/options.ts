@@ -16,10 +16,10 @@ import { checkKeepAliveMs } from './wire/keep-alive';
 import { observedStore } from './observe/observed-store';
 import { resolveResponses, type ResolvedResponses, type ResponsesOptions } from './responses-options';
 import type { GatewayStore } from './stores/types';
-import type { MediaBounds } from './billing/bound';
+import type { BoundSettings } from './billing/bound';
 
-/** Budgets on the request path (docs/budgets.md): the clock periods are read on, and what a request's bound counts for media. */
-export interface BudgetOptions extends Partial<MediaBounds> {
+/** Budgets on the request path (docs/budgets.md): the clock periods are read on, and what a request's bound counts for media and server tools. */
+export interface BudgetOptions extends Partial<BoundSettings> {
   /** The clock that puts requests in their budgets' periods and ends keys, epoch ms. Default: Date.now. */
   clock?: () => number;
 }
@@ -62,7 +62,7 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Storing Responses API responses: `{ store, retentionDays, maxBytes }`. Default: off (an operator's choice: stored prompts are kept data). */
   responses?: ResponsesOptions;
-  /** Budgets: the bound's tokens per image and per non-text document, and the clock. Default: `{ imageTokens: 5000, documentTokens: 200000 }`, Date.now. */
+  /** Budgets: the bound's tokens per image and per non-text document, web searches per tool and tokens per search, the clock. Default: GATEWAY_DEFAULTS.budgets, Date.now. */
   budgets?: BudgetOptions;
 }
 
@@ -87,7 +87,7 @@ export interface ResolvedConfig {
   readonly keepAliveMs: number;
   /** The response store (undefined when off), retention and size bound, for the Responses routes. */
   readonly responses: ResolvedResponses;
-  readonly budgets: Readonly<MediaBounds & { clock: () => number }>;
+  readonly budgets: Readonly<BoundSettings & { clock: () => number }>;
 }
 
 const STORE_METHODS = ['findCaller', 'reserve', 'renewHolds', 'settle', 'release', 'appendLog'] as const;
@@ -149,6 +149,6 @@ export function resolveOptions(options: GatewayOptions): ResolvedConfig {
     metrics: options.metrics,
     keepAliveMs: checkKeepAliveMs(options.keepAliveMs, 'createGatewayRouter'),
     responses,
-    budgets: Object.freeze({ ...withDefaults(GATEWAY_DEFAULTS.budgets, { imageTokens: options.budgets?.imageTokens, documentTokens: options.budgets?.documentTokens }), clock }),
+    budgets: Object.freeze({ ...withDefaults(GATEWAY_DEFAULTS.budgets, { ...options.budgets, clock: undefined }), clock }),
   });
 }

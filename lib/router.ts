@@ -84,9 +84,9 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const paths = ['/v1', '/v2'];
   const estimator = config.estimator;
   const gate = gracefulShutdown();
-  const { clock, imageTokens, documentTokens } = config.budgets;
+  const { clock, ...bounds } = config.budgets;
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs, clock });
-  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator, clock, media: { imageTokens, documentTokens } });
+  const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator, clock, bounds });
   const admission = [limits(config.limits), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per

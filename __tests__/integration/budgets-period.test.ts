@@ -6,6 +6,7 @@
  */
 import { anthropicAdapter } from '../../lib';
 import { boundAmount, requestBound } from '../../lib/billing/bound';
+import { GATEWAY_DEFAULTS } from '../../lib/defaults';
 import { periodAt } from '../../lib/budgets/periods';
 import { hashKey } from '../../lib/stores/hash';
 import { startUsageFake } from '../helpers/fake-usage';
@@ -16,7 +17,7 @@ jest.setTimeout(60_000);
 const PRICING = { input: 1_000_000, output: 1_000_000 };
 const COST = 1100; // usage-1000-100, answered when the test opens the gates
 const BODY = { model: 'costly', max_tokens: 100, messages: [{ role: 'user', content: 'tick' }] };
-const bound = ((b) => ('unbounded' in b ? 0 : boundAmount(b.inputTokens, b.outputTokens, PRICING)))(requestBound(BODY, { imageTokens: 5000, documentTokens: 200_000 }));
+const bound = ((b) => ('unbounded' in b ? 0 : boundAmount(b.inputTokens, b.outputTokens, PRICING)))(requestBound(structuredClone(BODY), GATEWAY_DEFAULTS.budgets));
 const CAP = 4 * bound;
 const ZONE = 'Europe/Paris';
 /** Midnight in Paris between 30 and 31 March 2030 (the next day is 23 hours long). */

@@ -8,6 +8,7 @@
 import type { Pool } from 'pg';
 import { anthropicAdapter, type PostgresStore } from '../../lib';
 import { boundAmount, requestBound } from '../../lib/billing/bound';
+import { GATEWAY_DEFAULTS } from '../../lib/defaults';
 import type { BudgetLimits } from '../../lib/schemas/budgets';
 import { hashKey } from '../../lib/stores/hash';
 import { startUsageFake } from '../helpers/fake-usage';
@@ -18,8 +19,7 @@ jest.setTimeout(120_000);
 const PRICING = { input: 1_000_000, output: 1_000_000 }; // one unit per token
 const COST = 1100; // what the fake confirms for each request (usage-1000-100); it answers when the test opens its gates
 const BODY = { model: 'costly', max_tokens: 100, messages: [{ role: 'user', content: 'race' }] };
-const MEDIA = { imageTokens: 5000, documentTokens: 200_000 };
-const bound = ((b) => ('unbounded' in b ? 0 : boundAmount(b.inputTokens, b.outputTokens, PRICING)))(requestBound(BODY, MEDIA));
+const bound = ((b) => ('unbounded' in b ? 0 : boundAmount(b.inputTokens, b.outputTokens, PRICING)))(requestBound(structuredClone(BODY), GATEWAY_DEFAULTS.budgets));
 const CAP = 10 * bound;
 const DAY = `d:${new Date().toISOString().slice(0, 10)}`;
 

@@ -145,17 +145,20 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     expect((await messages(secret, 'costly')).status).toBe(402);
   });
 
-  it('server tools and MCP servers are refused under a budget (400 naming the field), before any upstream call; without one they pass', async () => {
+  it('under a budget, web search is bounded (max_uses lowered to budgets.maxSearches) and code execution or MCP servers refused (400 naming the field) before any upstream call', async () => {
     const { secret } = await keyWith(cap(1_000_000));
     const calls = upstream.calls;
-    const search = await messages(secret, 'agent', {}, { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }] });
-    expect(search.status).toBe(400);
-    expect(await search.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringMatching(/^tools\.0\.type: not available under a budget/) } });
+    const code = await messages(secret, 'agent', {}, { tools: [{ type: 'code_execution_20250825', name: 'code_execution' }] });
+    expect(code.status).toBe(400);
+    expect(await code.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringMatching(/^tools\.0\.type: not available under a budget/) } });
     expect((await messages(secret, 'agent', {}, { mcp_servers: [{ type: 'url', url: 'https://mcp.example', name: 'x' }] })).status).toBe(400);
     expect(upstream.calls).toBe(calls);
+    const search = await messages(secret, 'agent', {}, { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }] });
+    expect(search.status).toBe(200);
+    expect(upstream.received.at(-1)?.body.tools).toEqual([expect.objectContaining({ type: 'web_search_20250305', name: 'web_search', max_uses: 1 })]);
     const free = await keyWith(null);
-    const passed = await messages(free.secret, 'agent', {}, { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 2 }] });
-    expect(passed.status).toBe(200);
+    expect((await messages(free.secret, 'agent', {}, { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 5 }] })).status).toBe(200);
+    expect(upstream.received.at(-1)?.body.tools).toEqual([expect.objectContaining({ type: 'web_search_20250305', name: 'web_search', max_uses: 5 })]); // no budget, as sent
   });
 
   it('run keys: a key with the grant mints one; its cap refuses like a budget and never resets, its spend rolls up to the parent, and it ends at its lifetime', async () => {

@@ -6,15 +6,17 @@
  *   token per byte), plus FRAMING_TOKENS for what the provider adds (role markers, its tool-use
  *   prompt), plus a fixed bound per image and per document (their data is not text);
  * - output tokens ≤ `max_tokens`;
+ * - server tools bounded (server-tools.ts): with U uses allowed, each bringing back at most
+ *   `searchTokens`, the upstream samples at most U + 1 times, each reading at most the request and
+ *   every use's input: input ≤ (U + 1) × (request + U × searchTokens);
  * - every input token priced at the highest input-side price the model can bill (fresh input, cache
  *   reads, 5-minute and 1-hour cache writes, under every upstream format's defaults), every output
- *   token at the output price.
- * A request that makes the upstream fetch input of its own (web search, web fetch, code execution,
- * MCP servers) has no such bound: under a budget it is refused before the call.
+ *   token at the output price, every search at the search price.
  */
 import type { Pricing, UpstreamFormat } from './figures';
 import { PICO_PER_UNIT, toPico } from './money';
 import { ratesOf } from './pricing';
+import { boundServerTools, type ToolBounds } from './server-tools';
 
 /** Tokens a provider may add to any request around what it sends (role markers, a tool-use system prompt). */
 export const FRAMING_TOKENS = 2_048;
@@ -27,11 +29,12 @@ export interface MediaBounds {
   documentTokens: number;
 }
 
-/** A request's bound in tokens, or the field that makes it unbounded. */
-export type RequestBound = { inputTokens: number; outputTokens: number } | { unbounded: string };
+/** What a request's bound counts for what is not text: media and server tools. */
+export type BoundSettings = MediaBounds & ToolBounds;
 
-/** Server tools: the upstream reads what they fetch or run, which no request byte bounds. */
-const SERVER_TOOL = /^(web_search|web_fetch|code_execution|mcp_toolset)/;
+/** A request's bound: tokens and searches, or the field that makes it unbounded. */
+export type RequestBound = { inputTokens: number; outputTokens: number; searches: number } | { unbounded: string };
+
 const MAX_DEPTH = 64;
 
 interface Tally {
@@ -79,30 +82,24 @@ function walk(value: unknown, tally: Tally, bounds: MediaBounds, depth: number):
   }
 }
 
-/** The field of a body that makes the upstream read input no request byte bounds, if any. */
-function unboundedField(body: Record<string, unknown>): string | undefined {
-  if (body.mcp_servers !== undefined) return 'mcp_servers';
-  if (!Array.isArray(body.tools)) return undefined;
-  const i = body.tools.findIndex((t) => typeof (t as { type?: unknown } | null)?.type === 'string' && SERVER_TOOL.test((t as { type: string }).type));
-  return i < 0 ? undefined : `tools.${i}.type`;
-}
-
 /**
  * The bound of a Messages body (what every LLM route hands on) or a rerank body (the query is read
- * once per document; no output). Runs only for a request under a budget.
+ * once per document; no output). Runs only for a request under a budget; it bounds the body's
+ * server tools in place first (their `max_uses`), so what goes upstream is what was bounded.
  */
-export function requestBound(body: unknown, bounds: MediaBounds): RequestBound {
+export function requestBound(body: unknown, bounds: BoundSettings): RequestBound {
   const b = (body ?? {}) as Record<string, unknown>;
-  const unbounded = unboundedField(b);
-  if (unbounded) return { unbounded };
+  const tools = boundServerTools(b, bounds);
+  if ('unbounded' in tools) return tools;
   const tally: Tally = { bytes: 0, tokens: FRAMING_TOKENS };
   if (Array.isArray(b.documents)) {
     const query = typeof b.query === 'string' ? Buffer.byteLength(b.query, 'utf8') + 3 : 0;
     tally.bytes += query * b.documents.length;
   }
   walk(b, tally, bounds, 0);
+  const once = tally.bytes + tally.tokens;
   const max = typeof b.max_tokens === 'number' ? b.max_tokens : 0;
-  return { inputTokens: tally.bytes + tally.tokens, outputTokens: Math.max(0, Math.ceil(max)) };
+  return { inputTokens: (tools.uses + 1) * (once + tools.uses * bounds.searchTokens), outputTokens: Math.max(0, Math.ceil(max)), searches: tools.searches };
 }
 
 /** Every format a price default is taken for (undefined: an adapter of no known format). */
@@ -110,19 +107,21 @@ const FORMATS: readonly (UpstreamFormat | undefined)[] = ['anthropic', 'openai',
 
 /**
  * Whole minor units covering `inputTokens` at the highest input-side rate the pricing bills under
- * any upstream format (a failover group may serve from either), and `outputTokens` at the output
- * rate; 0 for a free model.
+ * any upstream format (a failover group may serve from either), `outputTokens` at the output rate
+ * and `searches` at the search price; 0 for a free model.
  */
-export function boundAmount(inputTokens: number, outputTokens: number, pricing: Pricing | undefined): number {
+export function boundAmount(inputTokens: number, outputTokens: number, pricing: Pricing | undefined, searches = 0): number {
   if (!pricing) return 0;
   let input = 0;
   let output = 0;
+  let search = 0;
   for (const format of FORMATS) {
     const r = ratesOf(pricing, format);
     input = Math.max(input, r.inputTokens, r.cacheReadInputTokens, r.cacheWrite5mInputTokens, r.cacheWrite1hInputTokens);
     output = Math.max(output, r.outputTokens);
+    search = Math.max(search, r.webSearchRequests);
   }
-  const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output);
+  const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output) + BigInt(searches) * BigInt(search);
   return Number((pico + PICO_PER_UNIT - 1n) / PICO_PER_UNIT);
 }
 

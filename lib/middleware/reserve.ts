@@ -1,7 +1,7 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
 import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
-import { boundAmount, requestBound, type MediaBounds } from '../billing/bound';
+import { boundAmount, requestBound, type BoundSettings } from '../billing/bound';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
 import { agentOf, sessionOf } from '../budgets/session';
@@ -41,15 +41,18 @@ export interface ReserveOptions {
   failOpen?: boolean;
   /** The clock that puts a request in its budgets' periods, epoch ms. Default: Date.now. */
   clock?: () => number;
-  /** Tokens the bound of a request under a budget counts per image and per non-text document. Default: 5000 and 200000. */
-  media?: Partial<MediaBounds>;
+  /**
+   * What the bound of a request under a budget counts per image and per non-text document, and how
+   * far it lets web search and fetch go (billing/bound.ts). Default: GATEWAY_DEFAULTS.budgets.
+   */
+  bounds?: Partial<BoundSettings>;
 }
 
-/** The media bounds, checked: whole numbers of tokens, 1 or more. */
-function checkMedia(given: Partial<MediaBounds> | undefined): MediaBounds {
-  const out = { ...GATEWAY_DEFAULTS.budgets, ...given };
+/** The bound's settings, checked: whole numbers, 1 or more (`maxSearches` may be 0: server tools refused). */
+function checkBounds(given: Partial<BoundSettings> | undefined): BoundSettings {
+  const out: BoundSettings = { ...GATEWAY_DEFAULTS.budgets, ...given };
   for (const [name, value] of Object.entries(out)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `reserve: option "media.${name}" must be a whole number of tokens, 1 or more.`);
+    if (!Number.isSafeInteger(value) || value < (name === 'maxSearches' ? 0 : 1)) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `reserve: option "bounds.${name}" must be a whole number${name === 'maxSearches' ? '' : ', 1 or more'}.`);
   }
   return out;
 }
@@ -81,7 +84,7 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
   const estimator = options.estimator ?? defaultEstimator;
   const clock = options.clock ?? Date.now;
   if (typeof clock !== 'function') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'reserve: option "clock" must be a function returning epoch milliseconds.');
-  const media = checkMedia(options.media);
+  const bounds = checkBounds(options.bounds);
   const paths = new BudgetPaths();
   const timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, 'reserve: option "timeoutMs"');
   const failOpen = options.failOpen === true;
@@ -130,12 +133,12 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
     const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount: 0, expiresAt: leases.expiry(), instanceId: leases.instanceId };
     if (path) {
       // Under a budget the hold is the most the request can cost, not an estimate: no budget is ever exceeded.
-      const bound = requestBound(req.body, media);
+      const bound = requestBound(req.body, bounds);
       if ('unbounded' in bound) {
-        next(new GatewayError('invalid_request_error', `${bound.unbounded}: not available under a budget: the upstream would read input (search results, fetched pages, tool output) that no bound can hold before the call.`));
+        next(new GatewayError('invalid_request_error', `${bound.unbounded}: not available under a budget: the upstream would read input (tool output, an MCP server's answers) that no bound can hold before the call.`));
         return;
       }
-      Object.assign(request, { amount: boundAmount(bound.inputTokens, bound.outputTokens, ctx.model.pricing), tokens: bound.inputTokens + bound.outputTokens, scopes: path.scopes });
+      Object.assign(request, { amount: boundAmount(bound.inputTokens, bound.outputTokens, ctx.model.pricing, bound.searches), tokens: bound.inputTokens + bound.outputTokens, scopes: path.scopes });
     } else {
       request.amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
       if (request.amount === 0) {

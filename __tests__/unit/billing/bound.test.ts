@@ -1,8 +1,9 @@
 /** The bound a budget holds: never below what a request can cost (bytes, framing, media, max_tokens, the dearest input price), and the requests it cannot bound. */
 import { boundAmount, exceedsBound, FRAMING_TOKENS, requestBound } from '../../../lib/billing/bound';
 import { costOf } from '../../../lib/billing/pricing';
+import { GATEWAY_DEFAULTS } from '../../../lib/defaults';
 
-const MEDIA = { imageTokens: 5000, documentTokens: 200_000 };
+const MEDIA = { ...GATEWAY_DEFAULTS.budgets, imageTokens: 5000, documentTokens: 200_000, maxSearches: 2, searchTokens: 10_000 };
 
 describe('requestBound', () => {
   it('counts every byte of the body as JSON: multi-byte text counts its UTF-8 bytes, not its characters', () => {
@@ -28,10 +29,25 @@ describe('requestBound', () => {
     expect(text.inputTokens).toBeGreaterThan(100_000);
   });
 
-  it('names the field of a request the upstream would feed with input of its own (server tools, MCP servers)', () => {
-    expect(requestBound({ max_tokens: 1, messages: [], tools: [{ name: 'x', input_schema: {} }, { type: 'web_search_20250305', name: 'web_search' }] }, MEDIA)).toEqual({ unbounded: 'tools.1.type' });
-    expect(requestBound({ max_tokens: 1, messages: [], tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }] }, MEDIA)).toEqual({ unbounded: 'tools.0.type' });
+  it('bounds web search and fetch in place (max_uses at most maxSearches, a fetch\'s page at most searchTokens): each use one more pass over the request and what the uses bring back', async () => {
+    const base = { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+    const plain = requestBound(structuredClone(base), MEDIA);
+    const body = { ...structuredClone(base), tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 9 }, { type: 'web_fetch_20250910', name: 'web_fetch' }, { name: 'x', input_schema: {} }] };
+    const bound = requestBound(body, MEDIA);
+    if ('unbounded' in plain || 'unbounded' in bound) throw new Error('bounded');
+    expect(body.tools).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 2 }, { type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 2, max_content_tokens: 10_000 }, { name: 'x', input_schema: {} },
+    ]);
+    expect(bound.searches).toBe(2);
+    const once = bound.inputTokens / 5 - 4 * 10_000; // four uses: five passes over the request and all they bring back
+    expect(Number.isInteger(once) && once > plain.inputTokens).toBe(true);
+    expect(boundAmount(0, 0, { input: 1, webSearch: 1000 }, 2)).toBe(2); // 10 per thousand searches: 1 each, rounded up
+  });
+
+  it('names the field of a request whose server tools no bound holds (code execution, MCP servers), and every server tool when maxSearches is 0', () => {
+    expect(requestBound({ max_tokens: 1, messages: [], tools: [{ name: 'x', input_schema: {} }, { type: 'code_execution_20250825', name: 'code_execution' }] }, MEDIA)).toEqual({ unbounded: 'tools.1.type' });
     expect(requestBound({ max_tokens: 1, messages: [], mcp_servers: [{ url: 'https://x' }] }, MEDIA)).toEqual({ unbounded: 'mcp_servers' });
+    expect(requestBound({ max_tokens: 1, messages: [], tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, { ...MEDIA, maxSearches: 0 })).toEqual({ unbounded: 'tools.0.type' });
     expect('unbounded' in requestBound({ max_tokens: 1, messages: [], tools: [{ type: 'bash_20250124', name: 'bash' }] }, MEDIA)).toBe(false); // a client tool
   });
 
