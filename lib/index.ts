@@ -12,6 +12,7 @@ export { chatToMessages } from './middleware/chat-to-messages';
 export { resolveModel } from './middleware/resolve-model';
 export { limits } from './middleware/limits';
 export { reserve } from './middleware/reserve';
+export { mintRunKeys } from './middleware/run-keys';
 export { proxyMessages } from './middleware/proxy-messages';
 export { proxyChatCompletions } from './middleware/proxy-chat';
 export { validateResponses } from './middleware/validate-responses';
@@ -80,6 +81,11 @@ export type { ResolveModelOptions } from './middleware/resolve-model';
 export type { CountTokensOptions } from './middleware/count-tokens';
 export type { LimitsOptions } from './middleware/limits';
 export type { ReserveMiddleware, ReserveOptions } from './middleware/reserve';
+export type { MintRunKeysOptions } from './middleware/run-keys';
+export type { BudgetOptions } from './options';
+export type { BoundSettings } from './billing/bound';
+export type { BudgetDimension, BudgetStore, BudgetUsage, ScopeHold, ScopeRefusal, UsageQuery } from './stores/budgets';
+export type { MintedKey } from './stores/run-keys';
 export type { RerankResponse } from './middleware/proxy-rerank';
 export type { ListModelsOptions, ModelRecord } from './middleware/list-models';
 export type { ShutdownGate } from './middleware/graceful-shutdown';
@@ -132,7 +138,8 @@ export type {
 export type { ForwardingFace } from './upstreams/forwarding';
 export type { NativeResponsesFace } from './upstreams/native-responses';
 export type {
-  Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, Usage, UsageFigures, UsageProvenance,
+  Budget, BudgetCap, BudgetLimits, BudgetPeriod, Caller, Capability, LimitSettings, Price, Pricing, RerankRequest, RerankResult, RunKeyGrant, ScopeBudget,
+  ScopeKind, Usage, UsageFigures, UsageProvenance,
 } from './types';
 export { isBlock } from './messages/content';
 export type {

@@ -8,8 +8,8 @@ import type { Caller, LimitSettings, ScopeBudget } from '../types';
 import type { Page } from './reads';
 import type { Awaitable } from './types';
 
-/** A key to add (addKey() of MemoryStore and PostgresStore): the caller it authenticates. Provisioning never moves money: use credit(). */
-export type MemoryKey = Caller;
+/** A key to add (addKey() of MemoryStore and PostgresStore): the caller it authenticates. Provisioning never moves money: use credit(); a key's budget is set with createKey() or updateKey(). */
+export type MemoryKey = Pick<Caller, 'id' | 'models' | 'limits' | 'disabled'>;
 
 /** A key's states: `revoked` is final; `disabled` can be enabled again. */
 export const KEY_STATUSES = ['active', 'disabled', 'revoked'] as const;
