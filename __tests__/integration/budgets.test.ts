@@ -6,7 +6,8 @@
  * rolled up to their parent and ended by the clock.
  */
 import express from 'express';
-import { anthropicAdapter, createGatewayRouter, type GatewayRouter, type MemoryStore, type PostgresStore } from '../../lib';
+import { anthropicAdapter, createAdminRouter, createGatewayRouter, type GatewayRouter, type MemoryStore, type PostgresStore } from '../../lib';
+import { checkAgainstDocument } from '../helpers/admin-document';
 import type { BudgetLimits } from '../../lib/schemas/budgets';
 import { startUsageFake } from '../helpers/fake-usage';
 import { UPSTREAM_KEY, type GatedFake } from '../helpers/fake-server';
@@ -24,6 +25,7 @@ const cap = (amount: number | null, more: Partial<BudgetLimits> = {}): BudgetLim
 const PRICING = { input: 1_000_000, output: 1_000_000 };
 /** A day in the future: the test's clock runs ahead of the stores' own (which end keys by real time too). */
 const NOW = Date.parse('2030-01-15T10:00:00Z');
+const ADMIN = 'budgets-admin-token-0123456789';
 
 describe.each(BOTH_STORES)('%s', (_name, make) => {
   let store: MemoryStore | PostgresStore;
@@ -45,7 +47,10 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
         { id: 'agent', capability: 'llm', upstream: adapter(), upstreamModel: 'usage-10-10', pricing: PRICING, agentReady: true },
       ],
     });
-    ({ url, close } = await listen(express().use(router)));
+    const app = express();
+    app.use('/admin', createAdminRouter({ store, models: router.models, tokens: [{ name: 'ops', token: ADMIN, access: 'write' }], dashboard: false }));
+    app.use(router);
+    ({ url, close } = await listen(app));
   });
   afterAll(async () => {
     await close();
@@ -202,5 +207,44 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
       await server.close();
       await open.close();
     }
+  });
+
+  it('the admin API: budgets of organisations and accounts, membership, a key\'s budget, usage and a run key, each answer as documented and every write audited', async () => {
+    const admin = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}/admin${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const parsed = await res.json() as Record<string, unknown>;
+      checkAgainstDocument(method, path.split('?')[0] as string, res.status, parsed);
+      return { status: res.status, body: parsed };
+    };
+    const created = await admin('POST', '/keys', { callerId: 'c_admin_budget', budget: { amount: 20_000, period: 'day', perSession: { amount: 10_000, period: 'day', timeZone: 'Europe/Paris' } }, runKeys: { maxAmount: 100, maxTtlSeconds: 60 } });
+    expect(created.status).toBe(201);
+    const keyId = (created.body.record as { keyId: string }).keyId;
+    expect(created.body.record).toMatchObject({ budget: cap(20_000, { perSession: { amount: 10_000, period: 'day', timeZone: 'Europe/Paris', requests: null, tokens: null } }), runKeys: { maxAmount: 100, maxTtlSeconds: 60 }, parentKeyId: null });
+    expect((await admin('PUT', '/budgets/org:admin-org', { amount: 100_000, period: 'month', timeZone: 'Mars/Olympus' })).body).toMatchObject({ error: { message: 'body.timeZone: "Mars/Olympus" is not an IANA time zone (e.g. "UTC", "Europe/Paris")' } });
+    expect((await admin('PUT', '/budgets/session:x', { amount: 1, period: 'day' })).status).toBe(400);
+    expect((await admin('PUT', '/budgets/org:admin-org', { amount: 100_000, period: 'month' })).body).toMatchObject({ scope: 'org:admin-org', limits: cap(100_000, { period: 'month' }) });
+    expect((await admin('PUT', '/accounts/c_admin_budget/organization', { orgId: 'admin-org' })).body).toEqual({ callerId: 'c_admin_budget', orgId: 'admin-org' });
+    expect((await admin('PUT', '/accounts/c_nobody/organization', { orgId: 'admin-org' })).status).toBe(404);
+    expect((await admin('GET', '/accounts/c_admin_budget/organization')).body).toEqual({ callerId: 'c_admin_budget', orgId: 'admin-org' });
+    // The key's budget, and the organisation's, hold a request; their usage reads back.
+    const secret = (created.body as { key: string }).key;
+    await store.credit({ callerId: 'c_admin_budget', amount: 1_000_000, idempotencyKey: 'open-admin-budget' });
+    const sent = await messages(secret, 'costly', { 'x-session-id': 'adm-1' });
+    expect(sent.status).toBe(200);
+    await sent.text();
+    await settled('c_admin_budget');
+    const position = await admin('GET', `/budgets/key:${keyId}?at=${NOW}`);
+    expect(position.body).toMatchObject({ scope: `key:${keyId}`, period: { key: 'd:2030-01-15', start: Date.parse('2030-01-15T00:00:00Z'), end: Date.parse('2030-01-16T00:00:00Z') }, usage: { spent: 1100, held: 0 }, left: 18_900 });
+    expect((await admin('GET', `/budgets/org:admin-org?at=${NOW}`)).body).toMatchObject({ period: { key: 'm:2030-01' }, usage: { spent: 1100 }, left: 100_000 - 1100 });
+    expect((await admin('GET', `/budget-usage?prefix=${encodeURIComponent(`session:key:${keyId}/`)}`)).body).toMatchObject({ items: [{ scope: `session:key:${keyId}/adm-1`, period: 'd:2030-01-15', spent: 1100 }], next: null });
+    expect((await admin('GET', '/budgets/account:c_admin_budget')).status).toBe(404);
+    // An operator's run key: no grant needed, the schema's bounds only.
+    const run = await admin('POST', `/keys/${keyId}/run-keys`, { amount: 100_000, ttlSeconds: 3600 });
+    expect(run).toMatchObject({ status: 201, body: { record: { parentKeyId: keyId, budget: { amount: 100_000, period: 'total' } } } });
+    expect((await admin('GET', `/budgets/run:${(run.body.record as { keyId: string }).keyId}`)).body).toMatchObject({ period: { key: 'total', end: null }, left: 100_000 });
+    expect((await admin('DELETE', '/budgets/org:admin-org')).body).toMatchObject({ scope: 'org:admin-org' });
+    expect((await admin('DELETE', '/budgets/org:admin-org')).status).toBe(404);
+    const audit = (await store.listAudit({ limit: 1000 })).items.map((e) => e.action);
+    expect(audit).toEqual(expect.arrayContaining(['key.create', 'budget.put', 'account.organization', 'key.mint_run', 'budget.delete']));
   });
 });
