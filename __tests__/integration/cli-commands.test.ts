@@ -99,7 +99,7 @@ it('errors are one line naming what and the fix; the usage follows only a usage 
   const usage = cli('credit', 'alice', '5', '--config', file);
   expect(usage).toMatchObject({ code: 2, out: '' });
   expect(usage.err).toBe('model-gateway: --idempotency-key is required (the same key never moves money twice)\n'
-    + 'usage: model-gateway credit <caller> <amount> --idempotency-key <key> [--create-account]\n(model-gateway --help for every command)\n');
+    + 'usage: model-gateway credit <caller> <amount> --idempotency-key <key> [--create-account]\n(model-gateway credit --help explains each option)\n');
   expect(cli('keys', 'rotate', 'key_x', '--grace-seconds', 'soon', '--config', file).err).toMatch(/^model-gateway: --grace-seconds must be a whole number of seconds, 0 or more\nusage: model-gateway keys create/);
 });
 
