@@ -51,7 +51,7 @@ export const modelSchema = Type.Object({
   displayName: Optional(orNull(Type.String())), createdAt: Optional(orNull(Type.String())), agentReady: Optional(Type.Boolean()),
   clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),
   pricing: Optional(Type.Unsafe<Pricing | null>({ ...pricingSchema, type: ['object', 'null'] })),
-  prices: Optional(Type.Unsafe<Record<string, string> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' })),
+  prices: Optional(Type.Unsafe<Record<string, string | null> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied; null for one with no default not set (ignored by PUT)' })),
   override: Optional(Type.Union([overrideSchema, Type.Null()], { description: 'Read-only: the runtime override this model serves with, null when it is as configured (ignored by PUT)' })),
 }, { additionalProperties: false });
 
