@@ -78,7 +78,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   let applied: number[] | undefined;
   try {
     applied = await migrateStore(gateway.store);
-    await connectRedis(gateway.redis);
+    await connectRedis(gateway.redis, { failOpen: config.limits?.failOpen === true, print });
     servers = await listen(gateway, host, (port) => portSetting(config, port, zero !== undefined));
   } catch (err) {
     await gateway.close();
