@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
 import { capabilitySchema, enumOf, orNull } from '../schemas/shapes';
 import type { RequestLogEntry } from '../stores/types';
+import type { ReviewView } from './reviews';
 import type { Pricing } from '../types';
 
 const { Optional } = Type;
@@ -77,5 +78,5 @@ export const responseNoteSchema = Type.Union([Type.Null(), Type.Object({
   previousResponseId: orNull(Type.String()),
 }, { additionalProperties: false })]);
 
-/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one. */
-export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema> };
+/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one, and its review if it was flagged. */
+export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema>; review: ReviewView | null };
