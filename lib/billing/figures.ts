@@ -23,21 +23,23 @@ interface Figure {
   /** Its name in metrics labels and exports. */
   readonly name: string;
   readonly label: string;
+  /** Its label where room is short (the dashboard's ledger): "cache read". */
+  readonly short: string;
   /** Which tokens it counts, in the GenAI conventions' terms (tpm counts only tokens); null for other units. */
   readonly tokens: 'input' | 'output' | null;
 }
 
-const token = (price: string, name: string, label: string, tokens: 'input' | 'output' = 'input'): Figure => ({ price, per: 1_000_000, unit: 'tokens', unset: 'default', name, label, tokens });
+const token = (price: string, name: string, label: string, short: string, tokens: 'input' | 'output' = 'input'): Figure => ({ price, per: 1_000_000, unit: 'tokens', unset: 'default', name, label, short, tokens });
 
 export const USAGE_FIGURES = Object.freeze({
-  inputTokens: token('input', 'input', 'input tokens'),
-  cacheReadInputTokens: token('cacheRead', 'cache_read', 'cache-read input tokens'),
-  cacheWrite5mInputTokens: token('cacheWrite5m', 'cache_write_5m', 'cache-write input tokens (5 minutes)'),
-  cacheWrite1hInputTokens: token('cacheWrite1h', 'cache_write_1h', 'cache-write input tokens (1 hour)'),
-  outputTokens: token('output', 'output', 'output tokens', 'output'),
-  webSearchRequests: { price: 'webSearch', per: 1_000, unit: 'requests', unset: 'default', name: 'web_search', label: 'web search requests', tokens: null },
+  inputTokens: token('input', 'input', 'input tokens', 'input'),
+  cacheReadInputTokens: token('cacheRead', 'cache_read', 'cache-read input tokens', 'cache read'),
+  cacheWrite5mInputTokens: token('cacheWrite5m', 'cache_write_5m', 'cache-write input tokens (5 minutes)', 'cache write 5m'),
+  cacheWrite1hInputTokens: token('cacheWrite1h', 'cache_write_1h', 'cache-write input tokens (1 hour)', 'cache write 1h'),
+  outputTokens: token('output', 'output', 'output tokens', 'output', 'output'),
+  webSearchRequests: { price: 'webSearch', per: 1_000, unit: 'requests', unset: 'default', name: 'web_search', label: 'web search requests', short: 'web searches', tokens: null },
   // Cohere bills rerank by search units (a query over up to 100 documents), quoted per thousand.
-  searchUnits: { price: 'searchUnit', per: 1_000, unit: 'search units', unset: 'review', name: 'search_units', label: 'search units', tokens: null },
+  searchUnits: { price: 'searchUnit', per: 1_000, unit: 'search units', unset: 'review', name: 'search_units', label: 'search units', short: 'search units', tokens: null },
 } as const satisfies Record<string, Figure>);
 
 /** The name of a usage figure, e.g. `cacheReadInputTokens`. */

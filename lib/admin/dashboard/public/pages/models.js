@@ -24,6 +24,9 @@ const priceCell = (m, key) => {
   return inEffect !== undefined ? h('span', { class: 'muted' }, inEffect, h('small', { class: 'default' }, 'default')) : '—';
 };
 
+/** A price field as a heading that may wrap before each capital ("cache", "Write5m"): the catalog's columns fit a laptop's width. @param {string} key */
+const breakable = (key) => key.split(/(?=[A-Z])/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]));
+
 /** What the prices are per: the unit most are quoted in, then the others by field ("per million tokens (webSearch: per 1,000 requests)"). */
 function units() {
   /** @type {Map<string, string[]>} */
@@ -125,7 +128,7 @@ export async function render(view, ctx) {
     { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num col-max-output' },
     { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
     ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
-    ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+    ...shown.map((key) => ({ title: breakable(key), cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
     { title: 'Source', cell: sourceCell },
     { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…'), class: 'pinned' },
   ], models, 'The catalog is empty.');
