@@ -85,7 +85,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const gate = gracefulShutdown();
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs });
   const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator });
-  const admission = [limits(config.limits), holds];
+  const hooks = { observer: config.observer };
+  const admission = [limits(config.limits, hooks), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
@@ -105,7 +106,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator })]);
+    limits({ ...config.limits, estimator: NO_TOKENS }, hooks), countTokens({ estimator })]);
   // Responses: the same pipeline in the Responses format (responsesToMessages() hands on a Messages body);
   // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
   const stored = { responses: config.responses, timeoutMs: config.storeTimeoutMs };
@@ -114,7 +115,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
     proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, storeTimeoutMs: config.storeTimeoutMs })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator, answer: RESPONSES_COUNT })]);
+    limits({ ...config.limits, estimator: NO_TOKENS }, hooks), countTokens({ estimator, answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
@@ -135,7 +136,7 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // Stored responses: read, deleted, their input items listed, as the caller's account; never billed, limited by requests.
   // The head goes first so that a path parameter the router refuses is logged too; each path's methods are named by a 405.
   const reads = storedResponses(stored);
-  const readLimits = limits({ ...config.limits, estimator: NO_TOKENS });
+  const readLimits = limits({ ...config.limits, estimator: NO_TOKENS }, hooks);
   const openaiErrors = errorHandler({ format: 'openai' });
   router.use('/v1/responses/', compose(bare(storedResponseEndpoint, 'openai')));
   router.get('/v1/responses/:id', compose([auth, readLimits, reads.get]), openaiErrors);

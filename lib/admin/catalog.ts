@@ -41,6 +41,12 @@ export class AdminCatalog {
     return this.live ?? (this.read && this.read());
   }
 
+  /** The catalog as it serves now (the store's runtime edits followed); none without a catalog. */
+  async current(): Promise<Catalog | undefined> {
+    await this.follower?.sync();
+    return this.read?.();
+  }
+
   async views(): Promise<ReturnType<typeof modelView>[]> {
     await this.follower?.sync();
     const inUse = new Map((this.follower?.overridesNow() ?? []).filter((o) => o.inUse && o.kind !== 'remove').map((o) => [o.model, o]));

@@ -3,7 +3,8 @@ import { accountRoutes } from './accounts';
 import { keyRoutes } from './keys';
 import { modelRoutes } from './models';
 import { recordRoutes } from './records';
+import { reviewRoutes } from './reviews';
 import { statsRoutes } from './stats';
 import type { AdminRoute } from './table';
 
-export const ADMIN_ROUTES: readonly AdminRoute[] = [...keyRoutes, ...accountRoutes, ...recordRoutes, ...modelRoutes, ...statsRoutes];
+export const ADMIN_ROUTES: readonly AdminRoute[] = [...keyRoutes, ...accountRoutes, ...reviewRoutes, ...recordRoutes, ...modelRoutes, ...statsRoutes];

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
 import { capabilitySchema, enumOf, orNull } from '../schemas/shapes';
 import type { RequestLogEntry } from '../stores/types';
+import type { ReviewView } from './reviews';
 import type { Pricing } from '../types';
 
 const { Optional } = Type;
@@ -51,7 +52,7 @@ export const modelSchema = Type.Object({
   displayName: Optional(orNull(Type.String())), createdAt: Optional(orNull(Type.String())), agentReady: Optional(Type.Boolean()),
   clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),
   pricing: Optional(Type.Unsafe<Pricing | null>({ ...pricingSchema, type: ['object', 'null'] })),
-  prices: Optional(Type.Unsafe<Record<string, string> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' })),
+  prices: Optional(Type.Unsafe<Record<string, string | null> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied; null for one with no default not set (ignored by PUT)' })),
   override: Optional(Type.Union([overrideSchema, Type.Null()], { description: 'Read-only: the runtime override this model serves with, null when it is as configured (ignored by PUT)' })),
 }, { additionalProperties: false });
 
@@ -77,5 +78,5 @@ export const responseNoteSchema = Type.Union([Type.Null(), Type.Object({
   previousResponseId: orNull(Type.String()),
 }, { additionalProperties: false })]);
 
-/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one. */
-export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema> };
+/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one, and its review if it was flagged. */
+export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema>; review: ReviewView | null };

@@ -1,6 +1,6 @@
 /** The billing rule: what a finished request is charged, decided only from confirmed usage, from plain facts (no request context). */
 import type { BillingStatus } from '../schemas/shapes';
-import type { Pricing, UpstreamFormat, Usage } from './figures';
+import { REVIEW_PRICES, type Pricing, type UpstreamFormat, type Usage } from './figures';
 import { costOf } from './pricing';
 import type { UpstreamAttempt } from './records';
 
@@ -41,8 +41,10 @@ export function pricingFormat(attempts: readonly UpstreamAttempt[], modelFormat:
  * - `confirmed` usage: billed its exact cost at the model's price (0 for a free model);
  * - `partial` (a stream ended before its final usage): only the confirmed figures are
  *   charged, and the request is marked needs_review;
- * - `units_only` (search units), `implausible` figures, or no usage although the upstream
- *   answered (a successful answer, or a stream that had started): charged 0, needs_review;
+ * - `units_only` (search units): billed their exact cost when the model sets their price
+ *   (`searchUnit`, which has no default), else charged 0, needs_review (never billed from a guess);
+ * - `implausible` figures, or no usage although the upstream answered (a successful answer, or
+ *   a stream that had started): charged 0, needs_review;
  * - no usage and no answer (refused or failed before the upstream answered), or an answer the
  *   gateway refused as invalid (`invalidAnswer`, JSON or stream): not billed, with whatever
  *   usage the upstream reported before the refusal kept in the log.
@@ -57,6 +59,10 @@ export function decide(facts: BillingFacts): BillingDecision {
     case 'partial':
       return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'needs_review' };
     case 'units_only':
+      if (facts.pricing && REVIEW_PRICES.every((field) => facts.pricing?.[field] !== undefined)) {
+        return { usage, cost: costOf(usage, facts.pricing, facts.format), billingStatus: 'billed' };
+      }
+      return { usage, cost: '0', billingStatus: 'needs_review' };
     case 'implausible':
       return { usage, cost: '0', billingStatus: 'needs_review' };
     default:

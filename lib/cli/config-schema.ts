@@ -47,7 +47,7 @@ export const configSchema = Type.Object({
   server: Optional(serverSchema),
   store: Optional(Type.Object({ type: enumOf(['memory', 'postgres']), url: Optional(Type.String()), schema: Optional(Type.String()), keyCacheMs: Optional(Type.Integer({ minimum: 0 })), requestLogRetentionDays: Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false })),
   redis: Optional(Type.Object({ url: Type.String() }, { additionalProperties: false })),
-  limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()) })),
+  limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()), failOpen: Optional(Type.Boolean({ description: 'Redis down: true serves without the limits (a warning and a metric), false (default) refuses with 500' })) })),
   upstreams: Optional(Type.Unsafe<Record<string, UpstreamConfig>>({ type: 'object', additionalProperties: upstreamConfigSchema })),
   models: Type.Array(modelConfigSchema, { minItems: 1 }),
   admin: Optional(adminSchema),

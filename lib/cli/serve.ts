@@ -105,7 +105,7 @@ async function start(configFile: string | undefined, env: NodeJS.ProcessEnv, pri
   let applied: number[] | undefined;
   try {
     applied = await migrateStore(gateway.store);
-    await connectRedis(gateway.redis);
+    await connectRedis(gateway.redis, { failOpen: config.limits?.failOpen === true, print });
     servers = await listen(gateway, host, (port) => portSetting(config, port, zero !== undefined));
   } catch (err) {
     await gateway.close();

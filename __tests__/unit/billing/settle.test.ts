@@ -20,6 +20,16 @@ describe('decide', () => {
     expect(decide(facts({ usage: usage(provenance), answered }))).toEqual({ usage: usage(provenance), cost, billingStatus });
   });
 
+  it('bills search units alone at the model\'s searchUnit price, and flags them without one (never a guess)', () => {
+    const units: Usage = { ...usage('units_only', 0, 0), searchUnits: 3 };
+    expect(decide(facts({ usage: units, pricing: { input: 0, searchUnit: 200 } }))).toEqual({ usage: units, cost: '0.6', billingStatus: 'billed' });
+    expect(decide(facts({ usage: units, pricing: { input: 0, searchUnit: 0 } }))).toEqual({ usage: units, cost: '0', billingStatus: 'billed' });
+    expect(decide(facts({ usage: units, pricing: { input: 5 } }))).toEqual({ usage: units, cost: '0', billingStatus: 'needs_review' });
+    expect(decide(facts({ usage: units, pricing: undefined }))).toEqual({ usage: units, cost: '0', billingStatus: 'needs_review' });
+    const both: Usage = { ...usage('confirmed', 42, 0), searchUnits: 1 };
+    expect(decide(facts({ usage: both, pricing: { input: 1_000_000, searchUnit: 2_000 } })).cost).toBe('44'); // each figure at its price
+  });
+
   it('never bills an answer refused as invalid, keeping its usage', () => {
     expect(decide(facts({ invalidAnswer: true }))).toEqual({ usage: usage('confirmed'), cost: '0', billingStatus: 'not_billed' });
   });

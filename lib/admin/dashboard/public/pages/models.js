@@ -13,9 +13,19 @@ export const title = 'Models';
 /** @typedef {import('../shapes').ModelView} ModelView */
 /** @typedef {import('../shapes').OverrideView} OverrideView */
 
-/** A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow). @param {ModelView} m @param {string} key */
-const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key])
-  : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, m.prices[key], h('small', { class: 'default' }, 'default')) : '—');
+/**
+ * A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow); a price with no
+ * default left out (null in effect) bills nothing: its usage is flagged for review. @param {ModelView} m @param {string} key
+ */
+const priceCell = (m, key) => {
+  if (m.pricing?.[key] !== undefined) return price(m.pricing[key]);
+  const inEffect = m.prices?.[key];
+  if (inEffect === null && m.prices) return h('span', { class: 'muted', title: 'Not set: this usage is flagged for review, never billed' }, '—', h('small', { class: 'default' }, 'review'));
+  return inEffect !== undefined ? h('span', { class: 'muted' }, inEffect, h('small', { class: 'default' }, 'default')) : '—';
+};
+
+/** A price field as a heading that may wrap before each capital ("cache", "Write5m"): the catalog's columns fit a laptop's width. @param {string} key */
+const breakable = (key) => key.split(/(?=[A-Z])/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]));
 
 /** What the prices are per: the unit most are quoted in, then the others by field ("per million tokens (webSearch: per 1,000 requests)"). */
 function units() {
@@ -75,8 +85,8 @@ export async function render(view, ctx) {
     const form = writeForm({
       ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
       fields: [
-        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default).'),
-        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] && `default ${m.prices[key]}`, autocomplete: 'off' })))),
+        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default; search units without a price are flagged for review).'),
+        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] ? `default ${m.prices[key]}` : m.prices?.[key] === null ? 'not set: review' : undefined, autocomplete: 'off' })))),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'free', checked: m.free }), ' Free of charge'),
         'agentReady' in m ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agentReady', checked: m.agentReady }), ' Agent-ready') : null,
       ],
@@ -118,14 +128,14 @@ export async function render(view, ctx) {
     { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num col-max-output' },
     { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
     ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
-    ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+    ...shown.map((key) => ({ title: breakable(key), cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
     { title: 'Source', cell: sourceCell },
     { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…'), class: 'pinned' },
   ], models, 'The catalog is empty.');
   catalog.classList.add('dense');
 
   append(view,
-    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect. An edit here is a runtime change kept by the store: it wins over the configured value on every instance until reverted.`),
+    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect; "review": not set, that usage is flagged for review. An edit here is a runtime change kept by the store: it wins over the configured value on every instance until reverted.`),
     notes,
     catalog,
     editor,
