@@ -4,6 +4,7 @@ import { allowed, catalogReader, formatOf, profileOf, type ModelEntry, type Mode
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { messagesFromResponses, type ResponsesRequest } from '../formats/openai-responses';
+import { nativeResponsesOf } from '../upstreams/native-responses';
 
 /** Options of responsesToMessages(). */
 export interface ResponsesToMessagesOptions {
@@ -48,7 +49,9 @@ export function translateResponses(req: Request, res: Response, ctx: GatewayCont
   if (clamped !== undefined) request = { ...request, max_output_tokens: bound };
   try {
     const profile = profileOf(model);
-    const target = { format: formatOf(model), defaultMaxTokens: profile.defaultMaxTokens, ...(bound === undefined ? {} : { maxOutputTokens: bound }) };
+    // An agent-ready model on a native Responses upstream is passed through (proxyResponses()): that upstream judges its body.
+    const passThrough = profile.contract === 'agent' && model.upstream.kind === 'messages' && nativeResponsesOf(model.upstream) !== undefined;
+    const target = { format: formatOf(model), defaultMaxTokens: profile.defaultMaxTokens, passThrough, ...(bound === undefined ? {} : { maxOutputTokens: bound }) };
     const { request: messages, plan, dropped } = messagesFromResponses(request, target, count);
     if (!count) ctx.stream = request.stream === true;
     const user = request.user ?? request.safety_identifier;

@@ -34,11 +34,13 @@ class Turns {
   }
 }
 
-/** What the turns are built with: the request's tool names and upstream format, and where drops are recorded. */
+/** What the turns are built with: the request's tool names and upstream format, where drops are recorded, and whether a tool output needs its call. */
 export interface InputContext {
   names: ToolNames;
   format: UpstreamFormat | undefined;
   dropped: string[];
+  /** A tool output whose call_id no call before it has is refused (the upstream would refuse a body the client never sent). Default: false. */
+  outputsNeedCalls?: boolean;
 }
 
 /** The items of `input` (a string is one user message). */
@@ -91,6 +93,7 @@ export function conversationOf(items: readonly InputItem[], context: InputContex
   const { names, format, dropped } = context;
   const system: string[] = [];
   const turns = new Turns();
+  const calls = new Set<string>();
   let leading = true;
   items.forEach((given, i) => {
     const path = `input.${i}`;
@@ -107,9 +110,13 @@ export function conversationOf(items: readonly InputItem[], context: InputContex
         return turns.add(item.role === 'assistant' ? 'assistant' : 'user', blocksOf(item.content as InputPart[] | string | null, `${path}.content`, format));
       case 'function_call':
       case 'custom_tool_call':
+        calls.add(String(item.call_id));
         return turns.add('assistant', [toolUse(item, path, names)]);
       case 'function_call_output':
       case 'custom_tool_call_output':
+        if (context.outputsNeedCalls === true && !calls.has(String(item.call_id))) {
+          throw refused(`${path}.call_id`, 'answers no function_call or custom_tool_call before it (a tool output follows the call it answers, in the input or the history it chains from)');
+        }
         return turns.add('user', [toolResult(item, path, format)], true);
       case 'reasoning': {
         const block = reasoningBlockOf(item, path, dropped);

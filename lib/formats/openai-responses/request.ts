@@ -17,6 +17,25 @@ export interface Target {
   maxOutputTokens?: number;
   /** The output bound of a request that names none. */
   defaultMaxTokens: number;
+  /**
+   * The body goes up as the client sent it (a native Responses upstream): that upstream judges the
+   * `include` values and the tool outputs it is sent. Otherwise the translation refuses what the
+   * upstream would be asked about a body the client never sent. Default: false.
+   */
+  passThrough?: boolean;
+}
+
+/** The values `include` takes (the openai SDK's ResponseIncludable). */
+const INCLUDABLE: ReadonlySet<string> = new Set([
+  'reasoning.encrypted_content', 'message.output_text.logprobs', 'message.input_image.image_url', 'computer_call_output.output.image_url',
+  'web_search_call.results', 'web_search_call.action.sources', 'file_search_call.results', 'code_interpreter_call.outputs',
+]);
+
+/** Refuses an `include` value the API does not have, naming it (the Responses API answers the same). */
+function checkInclude(include: readonly string[] | null | undefined): void {
+  (include ?? []).forEach((value, i) => {
+    if (!INCLUDABLE.has(value)) throw refused(`include.${i}`, `${JSON.stringify(value.slice(0, 64))} is not a value include takes (${[...INCLUDABLE].join(', ')})`);
+  });
 }
 
 /** What the answer is written by: the caller's tool names, whether reasoning is returned whole or summarised, the fields a response echoes. */
@@ -70,12 +89,14 @@ function outputConfig(format: NonNullable<NonNullable<ResponsesRequest['text']>[
  */
 export function messagesFromResponses(body: ResponsesRequest, target: Target, count = false): { request: ResponsesAsMessages; plan: ResponsesPlan; dropped: string[] } {
   const dropped: string[] = [];
+  const passThrough = target.passThrough === true;
+  if (!passThrough) checkInclude(body.include);
   const names = new ToolNames();
   const items = itemsOf(body.input);
   const placed: PlacedTool[] = (body.tools ?? []).map((tool, i) => ({ tool, path: `tools.${i}` }));
   const tools = messagesTools([...placed, ...hoistedTools(items)], target.format, names, dropped);
   const choice = messagesToolChoice(body.tool_choice, body.parallel_tool_calls, tools, names, dropped);
-  const { system, messages } = conversationOf(items, { names, format: target.format, dropped });
+  const { system, messages } = conversationOf(items, { names, format: target.format, dropped, outputsNeedCalls: !passThrough });
   if (messages.length === 0) throw refused('input', 'holds no user or assistant item to answer');
   if (typeof body.instructions === 'string' && body.instructions !== '') system.unshift(body.instructions);
   const request: ResponsesAsMessages = { model: body.model, messages };
