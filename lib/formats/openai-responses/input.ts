@@ -9,7 +9,7 @@ import type { ContentBlock, MessageParam, ToolResultBlock, ToolUseBlock } from '
 import { refused } from './errors';
 import { toolUseIdOf } from './ids';
 import { blocksOf, promptTextOf } from './parts';
-import { reasoningBlockOf } from './reasoning';
+import { reasoningBlockOf, type ReasoningSeal } from './reasoning';
 import { CUSTOM_INPUT, type PlacedTool, type ToolNames } from './tools';
 import type { InputItem, InputPart } from './types';
 
@@ -27,6 +27,11 @@ class Turns {
     (leading ? this.lead : this.rest).push(...blocks);
   }
 
+  /** The index the turn of `role`'s next blocks gets (the open turn's, or the one after it). */
+  at(role: 'user' | 'assistant'): number {
+    return this.role === undefined || this.role === role ? this.messages.length : this.messages.length + 1;
+  }
+
   flush(): void {
     if (this.role && this.lead.length + this.rest.length > 0) this.messages.push({ role: this.role, content: [...this.lead, ...this.rest] });
     this.lead = [];
@@ -41,6 +46,10 @@ export interface InputContext {
   dropped: string[];
   /** A tool output whose call_id no call before it has is refused (the upstream would refuse a body the client never sent). Default: false. */
   outputsNeedCalls?: boolean;
+  /** The key the gateway's reasoning content is authenticated with. */
+  seal: ReasoningSeal;
+  /** Filled here: each reasoning item whose gateway content did not authenticate, and the turn its thinking would have gone to. */
+  unauthenticated: Array<{ path: string; turn: number }>;
 }
 
 /** The items of `input` (a string is one user message). */
@@ -119,7 +128,8 @@ export function conversationOf(items: readonly InputItem[], context: InputContex
         }
         return turns.add('user', [toolResult(item, path, format)], true);
       case 'reasoning': {
-        const block = reasoningBlockOf(item, path, dropped);
+        const { block, unauthenticated } = reasoningBlockOf(item, path, dropped, context.seal);
+        if (unauthenticated) context.unauthenticated.push({ path: `${path}.encrypted_content`, turn: turns.at('assistant') });
         return turns.add('assistant', block ? [block] : [], true);
       }
       default:
