@@ -3,7 +3,7 @@ import { callIdOf, responseIdOf, toolUseIdOf } from '../../../../lib/formats/ope
 import { outputAndThinking, reasoningBlockOf, reasoningSeal } from '../../../../lib/formats/openai-responses/reasoning';
 import { refused } from '../../../helpers/config-error';
 import { ToolNames, wireNameOf } from '../../../../lib/formats/openai-responses/tools';
-import { responsesUsage } from '../../../../lib/formats/openai-responses/usage';
+import { parsableUsage, responsesUsage } from '../../../../lib/formats/openai-responses/usage';
 import { shortToolName } from '../../../../lib/formats/openai-chat/tool-names';
 
 describe('call ids ⇄ tool_use ids', () => {
@@ -113,4 +113,26 @@ it('usage: the cached part inside input_tokens, cache writes from the total or t
     input_tokens: 8, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 7 }, output_tokens_details: { reasoning_tokens: 2 },
   });
   expect(responsesUsage(undefined)).toEqual({ input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 });
+});
+
+describe('an upstream usage as a client gets it (parsableUsage)', () => {
+  const good = { input_tokens: 1200, input_tokens_details: { cached_tokens: 1000, cache_write_tokens: 100 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 1240 };
+  it('passes a usage whose figures are whole non-negative numbers as it is (the same object), and none as none', () => {
+    expect(parsableUsage(good)).toBe(good);
+    const bare = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
+    expect(parsableUsage(bare)).toBe(bare);
+    expect(parsableUsage(null)).toBeNull();
+    expect(parsableUsage(undefined)).toBeUndefined();
+    expect(parsableUsage('usage')).toBeNull();
+  });
+  it.each([-100, 2.5, '100', Number.POSITIVE_INFINITY, Number.NaN, null])('input_tokens %p: 0, the cache parts within it, the total input + output', (figure) => {
+    expect(parsableUsage({ ...good, input_tokens: figure })).toEqual({ ...good, input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, total_tokens: 40 });
+  });
+  it('a bad figure in the details is 0; details that are missing a required figure get it; details that are no object are null', () => {
+    expect(parsableUsage({ ...good, output_tokens_details: { reasoning_tokens: -1 } })).toEqual({ ...good, output_tokens_details: { reasoning_tokens: 0 } });
+    expect(parsableUsage({ ...good, input_tokens_details: {} })).toEqual({ ...good, input_tokens_details: { cached_tokens: 0 } });
+    expect(parsableUsage({ ...good, input_tokens_details: { cached_tokens: 5000, cache_write_tokens: 'x' } })).toEqual({ ...good, input_tokens_details: { cached_tokens: 1200, cache_write_tokens: 0 } });
+    expect(parsableUsage({ ...good, output_tokens_details: 'x' })).toEqual({ ...good, output_tokens_details: null });
+    expect(parsableUsage({ input_tokens: 1, output_tokens: 2 })).toEqual({ input_tokens: 1, output_tokens: 2, total_tokens: 3 });
+  });
 });
