@@ -60,6 +60,8 @@ export interface GatewayContext {
   closed: boolean;
   /** Set when the whole answer reached the client (a stream through `message_stop`): its upstream call may drain. */
   answered?: boolean;
+  /** Ends the open stream with its own format's error frame (a Responses stream's `response.failed`): set by streamAnswer(), used at shutdown. */
+  endStream?: (code: ErrorCode, message: string) => void;
   /** What concludes this request once it is over (the first billingHook() met); see concludeBy(). */
   conclusion?: Conclusion;
   /** Set once the request's settlement was written (or set aside): its slots need no more renewal. */
@@ -97,7 +99,7 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, clientBody: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
-    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
+    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, endStream: undefined, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],
   };
 }

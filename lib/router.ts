@@ -111,10 +111,10 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
   const stored = { responses: config.responses, timeoutMs: config.storeTimeoutMs };
   const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
-    responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models }), ...admission,
+    responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, reasoningSecret: config.responses.reasoningSecret }), ...admission,
     proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, storeTimeoutMs: config.storeTimeoutMs })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
-    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true }),
+    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true, reasoningSecret: config.responses.reasoningSecret }),
     limits({ ...config.limits, estimator: NO_TOKENS }, hooks), countTokens({ estimator, answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);

@@ -1,11 +1,14 @@
 /** Answers in the right shape: unknown paths and methods as JSON errors, each route's own wire format at shutdown, auth messages naming the header sent. */
 import express from 'express';
 import request from 'supertest';
-import { createAdminRouter, MemoryStore } from '../../lib';
+import { createAdminRouter, MemoryStore, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { listen } from '../helpers/local';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { startResponsesFake } from '../helpers/fake-responses';
 import type { GatedFake } from '../helpers/fake-server';
-import { addCaller, llmModels, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, llmModels, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { responsesViolations } from '../helpers/responses-grammar';
+import { parseFrames } from '../helpers/stream-grammar';
 import { refused } from '../helpers/config-error';
 
 let upstream: GatedFake;
@@ -113,6 +116,36 @@ describe('shutdown ends each route in its own wire format', () => {
     } finally {
       upstream.openGates();
       await gw.close();
+    }
+  });
+
+  it('a Responses stream ends with response.failed, numbered in turn, over a translated and a native upstream', async () => {
+    const native = await startResponsesFake(() => ({ hang: true })); // headers, then silence: the gateway's keep-alive opens the stream
+    const models: ModelEntry[] = [...llmModels(upstream.url, upstream.url, ['claude-gated']),
+      { id: 'gpt-native', capability: 'llm', upstream: openaiResponsesAdapter({ baseURL: native.url }), agentReady: true, pricing: PRICING }];
+    const gw = await startGateway({ models, keepAliveMs: 50 });
+    const { key } = addCaller(gw.store);
+    try {
+      const readers = await Promise.all(['claude-gated', 'gpt-native'].map(async (model) => {
+        const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'Hi', stream: true }) });
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        let text = '';
+        while (!text.includes('event: response.in_progress')) text += Buffer.from((await reader.read()).value ?? []).toString(); // the stream is open
+        return { reader, text };
+      }));
+      await gw.router.close({ graceMs: 0 });
+      for (const { reader, text: start } of readers) {
+        let text = start;
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += Buffer.from(r.value).toString();
+        const frames = parseFrames(text);
+        expect(responsesViolations(frames)).toEqual([]);
+        expect(frames.at(-1)?.data).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'The gateway is shutting down; retry.' } } });
+        expect(text).not.toContain('data: {"error"');
+      }
+    } finally {
+      upstream.openGates();
+      await gw.close();
+      await native.close();
     }
   });
 });

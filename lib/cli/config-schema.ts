@@ -1,6 +1,7 @@
 /** The JSON Schema of the standalone gateway's config file, the config's types derived from it (also written to dist/cli/config.schema.json for editors). */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricingSchema } from '../billing/figure-schemas';
+import { MIN_REASONING_SECRET } from '../formats/openai-responses';
 import { RESPONSES_BOUNDS } from '../responses-options';
 import { capabilitySchema, enumOf, limitsSchema } from '../schemas/shapes';
 import type { Pricing } from '../types';
@@ -59,6 +60,7 @@ export const configSchema = Type.Object({
     store: Optional(Type.Boolean()),
     retentionDays: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.retentionDays.min, maximum: RESPONSES_BOUNDS.retentionDays.max })),
     maxBytes: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.maxBytes.min, maximum: RESPONSES_BOUNDS.maxBytes.max })),
+    reasoningSecret: Optional(Type.String({ minLength: MIN_REASONING_SECRET, description: 'Authenticates the reasoning content Responses clients replay: the same on every instance' })),
   })),
 }, { $schema: 'http://json-schema.org/draft-07/schema#', $id: 'https://model-gateway.dev/config.schema.json', title: 'model-gateway config', additionalProperties: false });
 

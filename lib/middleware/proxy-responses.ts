@@ -69,7 +69,7 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
       const stream = new ResponsesStream(envelope);
       const format: StreamFormat = {
         framesOf: (events) => stream.framesOf(events),
-        errorFrame: (code, message) => stream.failed(code, message),
+        errorFrame: (code, message, terms) => stream.failed(code, message, terms),
         keepAlive: () => stream.keepAlive(),
       };
       const events = agent ? adapter.stream(request, call) : textOnlyStream(adapter.stream(request, call), adapter.name);

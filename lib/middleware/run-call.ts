@@ -118,7 +118,7 @@ function inUpstreamWords(err: unknown, agent: AgentCall): unknown {
   if (!(err instanceof GatewayError) || err.upstreamMessage === undefined) return err;
   const message = err.upstreamMessage.split(agent.upstreamModel).join(agent.publicModel);
   // Still the upstream's words: an OpenAI-shaped answer must not read a field name (`param`) out of them.
-  return new GatewayError(err.code, message, { detail: err.detail, cause: err, upstreamMessage: message });
+  return new GatewayError(err.code, message, { detail: err.detail, cause: err, upstreamMessage: message, upstreamTerms: err.upstreamTerms });
 }
 
 /** A Messages call's model, adapter, upstream request (its output bound recorded) and agent part, or undefined once `next` has the error. */
