@@ -29,7 +29,7 @@ interface Layer {
 const FLOORS: readonly { readonly members: readonly string[]; readonly why: string }[] = [
   { members: ['lib/sync.ts', 'lib/config-errors.ts', 'lib/defaults.ts'], why: 'the ground, importing nothing: the seam between a value and a promise of it, the construction errors, the defaults table' },
   { members: ['lib/duration.ts', 'lib/check-options.ts'], why: 'the option checks every factory runs, on the construction errors' },
-  { members: ['lib/errors.ts', 'lib/own.ts', 'lib/random-id.ts', 'lib/version.ts', 'lib/timeout.ts', 'lib/compose.ts'], why: 'leaf utilities: they import nothing in lib but the ground and the checks' },
+  { members: ['lib/errors.ts', 'lib/own.ts', 'lib/random-id.ts', 'lib/version.ts', 'lib/timeout.ts', 'lib/compose.ts', 'lib/model-names.ts'], why: 'leaf utilities: they import nothing in lib but the ground and the checks' },
   { members: ['lib/messages/', 'lib/schemas/', 'lib/answer-errors.ts', 'lib/leases.ts'], why: 'definitions: the content model, the request schemas, the errors of an answer, leases; facts everything reads, reading none' },
   { members: ['lib/billing/', 'lib/wire/', 'lib/limits/'], why: 'mechanisms on plain values: the money rule and the records a request leaves, SSE and JSON transport, counters; no request, adapter or store' },
   { members: ['lib/types.ts'], why: 'the domain types a host sees (callers, rerank; usage and prices are billing\'s)' },
