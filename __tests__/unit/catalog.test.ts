@@ -1,6 +1,6 @@
 /** lib/catalog.ts: the catalog checked at construction (errors by ERR_MGW_* code), each model's profile, formats through failover groups. */
 import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, V1_PROFILE } from '../../lib/catalog';
+import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, servingMembers, V1_PROFILE } from '../../lib/catalog';
 import { formatsOf } from '../../lib/upstreams/failover';
 import { refused } from '../helpers/config-error';
 
@@ -33,6 +33,13 @@ describe('createCatalog()', () => {
     ['clampMaxTokens without a bound', [llm({ clampMaxTokens: true })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'needs "maxOutputTokens"'],
     ['an agent-ready rerank model', [llm({ capability: 'rerank', upstream: ranker, agentReady: true })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'only an llm model'],
     ['a createdAt that is no date', [llm({ createdAt: 'yesterday' })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'RFC 3339'],
+    ['aliases that are no list', [llm({ aliases: 'm2' as never })], 'ERR_MGW_CATALOG_INVALID_MODEL', '"aliases" of "m" must be a list of names.'],
+    ['an alias with a wildcard', [llm({ aliases: ['m-*'] })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'aliases[0] of "m": "m-*" holds "*": a name with wildcards goes in "patterns".'],
+    ['a pattern without one', [llm({ patterns: ['m-1'] })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'patterns[0] of "m": "m-1" has no "*"'],
+    ['an alias that is another id', [llm({ aliases: ['n'] }), llm({ id: 'n' })], 'ERR_MGW_CATALOG_NAME_COLLISION', 'the alias "n" of "m" is the id of "n"'],
+    ['two patterns as specific sharing a name', [llm({ patterns: ['c-*'] }), llm({ id: 'n', patterns: ['*-c'] })], 'ERR_MGW_CATALOG_NAME_COLLISION', 'both match "c-c"'],
+    ['no pricing where a member has none', [llm({ pricing: undefined, upstream: failover([{ upstream: anthropic, pricing: { input: 1 } }, openai]) })], 'ERR_MGW_CATALOG_INVALID_MODEL', 'has no "pricing"'],
+    ['a pricing every member overrides', [llm({ upstream: failover([{ upstream: anthropic, pricing: { input: 1 } }]) })], 'ERR_MGW_CATALOG_INVALID_MODEL', '"pricing" of "m" is charged by no request'],
   ])('refuses %s by code', (_case, list, code, wording) => {
     expect(() => createCatalog(list as never)).toThrow(refused(code as never, wording));
   });
@@ -71,6 +78,28 @@ describe('formats and access', () => {
     expect(allowed(undefined, 'm')).toBe(true);
     expect(allowed({ id: 'a' }, 'm')).toBe(true);
     expect(allowed({ id: 'a', models: ['x'] }, 'm')).toBe(false);
+  });
+});
+
+describe('names', () => {
+  it('resolves an id, an alias, then the most specific pattern; a hand-made catalog without resolve() is indexed again', () => {
+    const catalog = createCatalog([llm({ id: 'opus', aliases: ['claude-opus-4-8[1m]'], patterns: ['claude-opus-*'] }), llm({ id: 'any', patterns: ['claude-*'] })]);
+    expect(['opus', 'claude-opus-4-8[1m]', 'claude-opus-5', 'claude-haiku', 'gpt'].map((name) => catalog.resolve(name)?.id)).toEqual(['opus', 'opus', 'opus', 'any', undefined]);
+    expect(Object.isFrozen(catalog.byId.get('opus')?.aliases)).toBe(true);
+    expect(createCatalog({ models: catalog.models, byId: catalog.byId } as never).resolve('claude-opus-5')?.id).toBe('opus');
+  });
+});
+
+describe('servingMembers()', () => {
+  it("lists what bills and is sent for each upstream: one for an adapter, each failover member's own else the model's", () => {
+    expect(servingMembers(llm({ upstreamModel: 'up' }))).toEqual([{ upstream: 'anthropic', upstreamModel: 'up', pricing: { input: 1, output: 2 }, format: 'anthropic', ownPricing: false }]);
+    const group = llm({ pricing: { input: 3 }, upstream: failover([{ upstream: anthropic, upstreamModel: 'claude-x', pricing: { input: 7 } }, openai]) });
+    expect(servingMembers(group)).toEqual([
+      { upstream: 'anthropic', upstreamModel: 'claude-x', pricing: { input: 7 }, format: 'anthropic', ownPricing: true },
+      { upstream: 'openai', upstreamModel: 'm', pricing: { input: 3 }, format: 'openai', ownPricing: false },
+    ]);
+    expect(servingMembers(group)).toBe(servingMembers(group));
+    expect(() => createCatalog([llm({ pricing: undefined, upstream: failover([{ upstream: anthropic, pricing: { input: 1 } }]) })])).not.toThrow();
   });
 });
 

@@ -72,8 +72,10 @@ export class AdminCatalog {
     for (const m of live.base().models) adapters.set(m.upstream.name, m.upstream);
     for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
     for (const [name, adapter] of Object.entries(this.upstreams)) adapters.set(name, adapter);
+    // A model keeps its own adapter under its name (two failover groups of one name may differ in their members' models and prices).
+    const own = (id: string, name: string): Adapter | undefined => [live.get().byId.get(id), live.base().byId.get(id)].find((m) => m?.upstream.name === name)?.upstream;
     return models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, prices: _prices, members: _members, override: _override, ...m }, i) => {
-      const adapter = adapters.get(upstream);
+      const adapter = own(m.id, upstream) ?? adapters.get(upstream);
       if (!adapter) throw new GatewayError('invalid_request_error', `models.${i}.upstream: no adapter named "${upstream}" (known: ${[...adapters.keys()].join(', ')}).`);
       return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}), ...(displayName ? { displayName } : {}), ...(createdAt ? { createdAt } : {}) };
     });
