@@ -13,7 +13,8 @@ export interface RunClaudeOptions {
   /** Sent as `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN); with apiKey too, Claude Code sends both headers. */
   authToken?: string;
   prompt: string;
-  model: string;
+  /** `--model`; undefined runs Claude Code on its own default model name. */
+  model: string | undefined;
   /** The working directory; under acceptEdits Claude Code writes only inside it. */
   cwd: string;
   /** More variables (e.g. ENABLE_PROMPT_CACHING_1H=1); nothing else reaches the process. */
@@ -59,7 +60,7 @@ function parse(stdout: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Runs `claude -p <prompt> --model <model> --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
+/** Runs `claude -p <prompt> [--model <model>] --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
  * and TMPDIR made for this run (and removed after), and an environment built from PATH and the variables below only.
  * The process (and anything it started) is killed at `timeoutMs`. */
 export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, extraEnv = {}, timeoutMs = 20_000 }: RunClaudeOptions): Promise<ClaudeRun> {
@@ -83,7 +84,7 @@ export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd
     ...extraEnv,
   });
   // --strict-mcp-config: no MCP server from any config; --no-session-persistence: no transcript to write.
-  const args = ['-p', prompt, '--model', model, '--permission-mode', 'acceptEdits', '--output-format', 'json', '--strict-mcp-config', '--no-session-persistence'];
+  const args = ['-p', prompt, ...(model === undefined ? [] : ['--model', model]), '--permission-mode', 'acceptEdits', '--output-format', 'json', '--strict-mcp-config', '--no-session-persistence'];
   try {
     return await new Promise<ClaudeRun>((resolve, reject) => {
       // Its own process group, so a timeout kills whatever it started too.
