@@ -49,7 +49,10 @@ it('serve: a pattern answers a dated name, each member gets its own model, the b
     const admin = (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) => fetch(`${url}/admin${route}`, {
       method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body),
     }).then((r) => r.json() as Promise<any>); // eslint-disable-line @typescript-eslint/no-explicit-any
-    // An allow-list names catalog ids; the model's other names are allowed with it.
+    // An allow-list names catalog ids (an alias is refused with the id to name); the model's other names are allowed with it.
+    expect(await admin('POST', '/keys', { callerId: 'team', models: ['claude-opus-4-8[1m]'] })).toMatchObject({
+      error: { type: 'invalid_request_error', message: 'models.0: "claude-opus-4-8[1m]" is another name of "opus"; an allow-list names catalog ids (its other names are allowed with it): use "opus"' },
+    });
     const { key } = await admin('POST', '/keys', { callerId: 'team', models: ['opus'] });
     await admin('POST', '/accounts/team/credits', { amount: 1_000_000 }, { 'idempotency-key': 'opening' });
     const asked = 'claude-opus-4-8-20261201';

@@ -2,7 +2,9 @@
 import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
 import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, servingMembers, V1_PROFILE } from '../../lib/catalog';
 import { formatsOf } from '../../lib/upstreams/failover';
+import * as lib from '../../lib';
 import { refused } from '../helpers/config-error';
+import { codeBlocks, runModule } from '../helpers/doc-blocks';
 
 const anthropic = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
 const openai = openaiChatAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
@@ -114,5 +116,17 @@ describe('LiveCatalog', () => {
     live.replace([llm({ id: 'n' })]);
     expect([...read().byId.keys()]).toEqual(['n', 'extra']);
     expect([...live.base().byId.keys()]).toEqual(['n']);
+  });
+});
+
+describe("docs/catalog.md's library snippet, as written", () => {
+  it('builds a catalog whose names and failover members are what the page says', () => {
+    const [snippet] = codeBlocks('docs/catalog.md', 'ts');
+    const { models } = runModule(snippet as string, { 'model-gateway': lib }) as { models: ModelEntry[] };
+    const catalog = createCatalog(models);
+    expect(['claude-opus-4-8[1m]', 'claude-opus-4-8', 'claude-opus'].map((name) => catalog.resolve(name)?.id)).toEqual(['claude-opus', 'claude-opus', 'claude-opus']);
+    expect(servingMembers(catalog.byId.get('flagship') as ModelEntry).map((m) => [m.upstream, m.upstreamModel, m.format, m.pricing])).toEqual([
+      ['anthropic', 'claude-sonnet-4-5', 'anthropic', { input: 300, output: 1500 }], ['openai', 'gpt-5.1', 'openai', { input: 125, output: 1000, cacheRead: '12.5' }],
+    ]);
   });
 });
