@@ -41,7 +41,9 @@ let key: string;
 beforeAll(async () => {
   claudeDown = await startFake((_req, res) => failWith(res, 503));
   gpt = await startOpenAIFake(); // usage: 30 prompt tokens of which 10 cached, 12 completion tokens
-  claude = await startAgentServer((req, res) => (req.path.startsWith('/v1/messages/count_tokens') ? sendJson(res, 200, { input_tokens: 77 }) : sendJson(res, 200, {
+  claude = await startAgentServer((req, res) => (req.body?.model === 'claude-refuses-4-5'
+    ? sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long for claude-refuses-4-5' } })
+    : req.path.startsWith('/v1/messages/count_tokens') ? sendJson(res, 200, { input_tokens: 77 }) : sendJson(res, 200, {
     id: 'msg_1', type: 'message', role: 'assistant', model: req.body?.model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: CLAUDE_USAGE,
   })));
   codexDown = await startResponsesFake(down);
@@ -75,6 +77,8 @@ beforeAll(async () => {
       { upstream: cohereAdapter({ ...http, baseURL: cohere.url, name: 'cohere-b' }), upstreamModel: 'rerank-v3.5-tokens', pricing: { input: 2_000_000 } },
     ], options) },
     { id: 'single', capability: 'llm', upstream: openai(gpt.url, 'gpt'), upstreamModel: 'gpt-5.1', pricing: GPT },
+    // An upstream's own words about the request name the member's model: the caller reads the name it asked for.
+    { id: 'wordy', capability: 'llm', agentReady: true, pricing: CLAUDE, upstream: failover([{ upstream: anthropic(claude.url, 'claude'), upstreamModel: 'claude-refuses-4-5' }], options) },
   ];
   store = new MemoryStore();
   const gateway = createGatewayRouter({ store, models });
@@ -177,6 +181,13 @@ it('rerank goes to the serving member with its own model, billed at its prices',
   expect(cohere.received.slice(-2).map((r) => r.body.model)).toEqual(['rerank-a-status-503', 'rerank-v3.5-tokens']);
   const entry = await logEntry(store, requestIdOf(res));
   expect([entry.usage?.inputTokens, entry.cost, entry.upstream]).toEqual([42, '84', 'cohere-b']); // 42 tokens × 2, the member's price
+});
+
+it("an upstream's words about the request name the member's model as the name the caller asked", async () => {
+  const client = new Anthropic({ apiKey: key, baseURL: url, maxRetries: 0 });
+  const error = await client.messages.create({ model: 'wordy', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }).catch((err: unknown) => err);
+  expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+  expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ error: { type: 'invalid_request_error', message: 'prompt is too long for wordy' } });
 });
 
 describe('GET /admin/models', () => {
