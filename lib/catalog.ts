@@ -3,11 +3,10 @@ import { GatewayConfigError } from './config-errors';
 import { GatewayError } from './errors';
 import type { UpstreamFormat } from './billing/figures';
 import { pricingProblem } from './billing/pricing';
-import type { PricedBy } from './billing/settle';
 import { ModelNames, nameProblem } from './model-names';
 import type { Capability, Caller, Pricing } from './types';
 import { formatsOf } from './upstreams/failover';
-import { leavesOf, membersOf } from './upstreams/members';
+import { leavesOf } from './upstreams/members';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
 
 /** One model in the catalog. */
@@ -245,34 +244,3 @@ export function allowed(caller: Caller | undefined, id: string): boolean {
 export function modelNotFound(name: string): GatewayError {
   return new GatewayError('not_found_error', `model: ${JSON.stringify(name)} was not found; GET /v1/models lists the models this key can use`);
 }
-
-/** One upstream a model may be served by, with the model name it is sent and what bills the requests it serves. */
-export interface ServingMember extends PricedBy {
-  /** The adapter's name (as the request log's `upstream` and `attempts` name it). */
-  readonly upstream: string;
-  readonly upstreamModel: string;
-  /** Whether the prices are the member's own (else the model's). */
-  readonly ownPricing: boolean;
-}
-
-const serving = new WeakMap<Readonly<ModelEntry>, readonly ServingMember[]>();
-
-/**
- * Every upstream a model may be served by (a plain adapter: one; a failover() group: each member,
- * nested groups flattened), with the model name it is sent and its prices and format: what a
- * request it serves is sent and charged (made once per entry).
- */
-export function servingMembers(model: Readonly<ModelEntry>): readonly ServingMember[] {
-  let out = serving.get(model);
-  if (!out) {
-    out = Object.freeze(leavesOf(model.upstream).map((leaf) => Object.freeze({
-      upstream: leaf.upstream.name, upstreamModel: leaf.upstreamModel ?? model.upstreamModel ?? model.id,
-      pricing: leaf.pricing ?? model.pricing, format: leaf.format, ownPricing: leaf.pricing !== undefined,
-    })));
-    serving.set(model, out);
-  }
-  return out;
-}
-
-/** Whether a model's upstream is a group of members (failover()). */
-export const isGroup = (model: Readonly<ModelEntry>): boolean => membersOf(model.upstream) !== undefined;

@@ -1,6 +1,7 @@
 /** lib/catalog.ts: the catalog checked at construction (errors by ERR_MGW_* code), each model's profile, formats through failover groups. */
 import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, servingMembers, V1_PROFILE } from '../../lib/catalog';
+import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, V1_PROFILE } from '../../lib/catalog';
+import { servingMembers } from '../../lib/catalog-members';
 import { formatsOf } from '../../lib/upstreams/failover';
 import * as lib from '../../lib';
 import { refused } from '../helpers/config-error';
@@ -89,19 +90,6 @@ describe('names', () => {
     expect(['opus', 'claude-opus-4-8[1m]', 'claude-opus-5', 'claude-haiku', 'gpt'].map((name) => catalog.resolve(name)?.id)).toEqual(['opus', 'opus', 'opus', 'any', undefined]);
     expect(Object.isFrozen(catalog.byId.get('opus')?.aliases)).toBe(true);
     expect(createCatalog({ models: catalog.models, byId: catalog.byId } as never).resolve('claude-opus-5')?.id).toBe('opus');
-  });
-});
-
-describe('servingMembers()', () => {
-  it("lists what bills and is sent for each upstream: one for an adapter, each failover member's own else the model's", () => {
-    expect(servingMembers(llm({ upstreamModel: 'up' }))).toEqual([{ upstream: 'anthropic', upstreamModel: 'up', pricing: { input: 1, output: 2 }, format: 'anthropic', ownPricing: false }]);
-    const group = llm({ pricing: { input: 3 }, upstream: failover([{ upstream: anthropic, upstreamModel: 'claude-x', pricing: { input: 7 } }, openai]) });
-    expect(servingMembers(group)).toEqual([
-      { upstream: 'anthropic', upstreamModel: 'claude-x', pricing: { input: 7 }, format: 'anthropic', ownPricing: true },
-      { upstream: 'openai', upstreamModel: 'm', pricing: { input: 3 }, format: 'openai', ownPricing: false },
-    ]);
-    expect(servingMembers(group)).toBe(servingMembers(group));
-    expect(() => createCatalog([llm({ pricing: undefined, upstream: failover([{ upstream: anthropic, pricing: { input: 1 } }]) })])).not.toThrow();
   });
 });
 

@@ -36,7 +36,7 @@ const FLOORS: readonly { readonly members: readonly string[]; readonly why: stri
   { members: ['lib/formats/', 'lib/stores/'], why: 'the wire formats (to and from the content model) and the store contracts with their two stores' },
   { members: ['lib/upstreams/', 'lib/observe/', 'lib/responses-options.ts'], why: 'adapters (they speak a format), observers (they read store records), the Responses state options' },
   { members: ['lib/catalog.ts'], why: 'the model catalog: models, their adapters, their per-model profile' },
-  { members: ['lib/context.ts', 'lib/catalog-fields.ts'], why: 'the request context (facts about one request and its lifecycle) and a model as data' },
+  { members: ['lib/context.ts', 'lib/catalog-fields.ts', 'lib/catalog-members.ts'], why: 'the request context (facts about one request and its lifecycle), a model as data, what serves a model' },
   { members: ['lib/middleware/', 'lib/catalog-overrides.ts'], why: 'the request pipeline, one stage a file; the catalog with runtime overrides applied' },
   { members: ['lib/options.ts', 'lib/catalog-follow.ts'], why: 'the router options resolved into stages, and the catalog kept in step with the store' },
   { members: ['lib/router.ts', 'lib/admin/'], why: 'the two routers a host mounts: the gateway and the admin API' },

@@ -2,7 +2,8 @@
 import { wordingOf } from '../config-errors';
 import { pricesInEffect } from '../billing/pricing';
 import type { PricedBy } from '../billing/settle';
-import { catalogReader, createCatalog, formatOf, isGroup, LiveCatalog, servingMembers, type Catalog, type ModelEntry, type ModelsOption, type ServingMember } from '../catalog';
+import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { isGroup, servingMembers, type ServingMember } from '../catalog-members';
 import { fieldsOf, sameValue } from '../catalog-fields';
 import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog-follow';
 import { overridesFor, type AppliedOverride } from '../catalog-overrides';

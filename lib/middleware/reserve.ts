@@ -3,7 +3,7 @@ import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
-import { servingMembers } from '../catalog';
+import { servingMembers } from '../catalog-members';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';

@@ -1,6 +1,7 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, the call tracked by the request. */
 import type { NextFunction, Request, Response } from 'express';
-import { profileOf, servingMembers, type ModelEntry } from '../catalog';
+import { profileOf, type ModelEntry } from '../catalog';
+import { servingMembers } from '../catalog-members';
 import { answerModel, onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';

@@ -1,7 +1,8 @@
 /** lib/cli/config.ts and config-error.ts: a config checked whole, every refusal in one wording: the value's path, what is wrong, the fix. */
 import { buildAt, ConfigError, configPath, parseConfig } from '../../../lib/cli/config';
 import { GatewayConfigError } from '../../../lib';
-import { createCatalog, servingMembers } from '../../../lib/catalog';
+import { createCatalog } from '../../../lib/catalog';
+import { servingMembers } from '../../../lib/catalog-members';
 import { buildModels } from '../../../lib/cli/build';
 import { codeBlocks } from '../../helpers/doc-blocks';
 
