@@ -1,7 +1,7 @@
 /** What billingHook() writes for a finished request, read off its context: the rule's facts, the settlement, the log line. */
 import { decide, servedBy, type BillingDecision, type PricedBy } from '../billing/settle';
 import type { RequestLogEntry, Settlement, UpstreamAttempt } from '../billing/records';
-import { formatOf } from '../catalog';
+import { ownPricedBy } from '../catalog-members';
 import type { GatewayContext } from '../context';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
@@ -11,8 +11,7 @@ const UNPRICED: PricedBy = Object.freeze({ pricing: undefined, format: undefined
 
 /** What a request's usage is priced by: the serving failover member's prices and format, else its model's (and its adapter's format). */
 export function pricedByOf(ctx: GatewayContext): PricedBy {
-  const model = ctx.model;
-  return servedBy(ctx.attempts, model ? { pricing: model.pricing, format: formatOf(model) } : UNPRICED);
+  return servedBy(ctx.attempts, ctx.model ? ownPricedBy(ctx.model) : UNPRICED);
 }
 
 /** The billing rule (lib/billing/settle.ts) applied to a finished request. */

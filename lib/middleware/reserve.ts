@@ -98,7 +98,8 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
     // Any member may serve: the hold covers the dearest.
-    const amount = Math.max(...servingMembers(ctx.model).map((m) => holdFor(estimate, m.pricing, m.format)));
+    let amount = 0;
+    for (const m of servingMembers(ctx.model)) amount = Math.max(amount, holdFor(estimate, m.pricing, m.format));
     if (amount === 0) {
       ctx.hold = 0;
       next();

@@ -1,7 +1,7 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, the call tracked by the request. */
 import type { NextFunction, Request, Response } from 'express';
 import { profileOf, type ModelEntry } from '../catalog';
-import { servingMembers } from '../catalog-members';
+import { upstreamNamesOf } from '../catalog-members';
 import { answerModel, onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';
@@ -110,8 +110,7 @@ export function agentCallOf(req: Request, model: Readonly<ModelEntry>, publicMod
     if (typeof value === 'string') forwardHeaders[name] = value;
     else if (Array.isArray(value)) forwardHeaders[name] = value.join(','); // betas sent in several headers are one list
   }
-  const upstreamNames = [...new Set(servingMembers(model).map((m) => m.upstreamModel))].sort((a, b) => b.length - a.length);
-  return { forwardHeaders, upstreamModel: model.upstreamModel ?? model.id, upstreamNames, publicModel };
+  return { forwardHeaders, upstreamModel: model.upstreamModel ?? model.id, upstreamNames: upstreamNamesOf(model), publicModel };
 }
 
 /**
