@@ -35,7 +35,11 @@ export interface GatewayContext {
    * pass-through sends it. Undefined on the Messages routes, whose `req.body` is the client's.
    */
   clientBody?: Readonly<Record<string, unknown>>;
-  /** The model name a refused request asked for (at most 256 characters): the log names it when no model resolved. */
+  /**
+   * The model name the request asked for when it is not the resolved model's id (an alias, a name a
+   * pattern matched: the answer carries it, see answerModel()), or when no model resolved (at most
+   * 256 characters: the log names it then).
+   */
   requestedModel?: string;
   stream: boolean;
   estimate?: TokenEstimate;
@@ -102,6 +106,11 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
     ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, endStream: undefined, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],
   };
+}
+
+/** The model name a request's answer carries: the name the client asked for (the id, an alias, or a name a pattern matched). */
+export function answerModel(ctx: GatewayContext): string {
+  return ctx.requestedModel ?? ctx.model?.id ?? '';
 }
 
 /**

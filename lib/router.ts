@@ -13,7 +13,7 @@ import { gracefulShutdown } from './middleware/graceful-shutdown';
 import { jsonBody } from './middleware/json-body';
 import { limits } from './middleware/limits';
 import { listModels } from './middleware/list-models';
-import { methodNotAllowed, notFound } from './middleware/not-found';
+import { methodNotAllowed, notFound, OPENAI_PATHS } from './middleware/not-found';
 import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
@@ -129,7 +129,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   // A path served here, asked with another method: 405 with `allow`.
-  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
+  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
+  router.all('/v1/chat/completions', compose([...bare(undefined, 'openai'), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
   // WebSocket mode is not served (426: Codex falls back to HTTP).
   router.all(['/v1/responses', '/v1/responses/input_tokens'], compose([...bare(undefined, 'openai'), refuseWebSocket(), methodNotAllowed(['POST'])]));
@@ -148,7 +149,11 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.all('/v1/responses/:id/cancel', methodNotAllowed(['POST']));
   router.use('/v1/responses', compose([...bare('unknown', 'openai'), notFound()]));
   // One label for every path not served: a client must not be able to mint metric series (the path is in the log's detail).
-  if (config.notFound) router.use(paths, compose([...bare('unknown'), notFound()]));
+  // An OpenAI path's 404 answers in OpenAI's error shape, any other in Anthropic's.
+  if (config.notFound) {
+    router.use(OPENAI_PATHS as string[], compose([...bare('unknown', 'openai'), notFound()]));
+    router.use(paths, compose([...bare('unknown'), notFound()]));
+  }
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {

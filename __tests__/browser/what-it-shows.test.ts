@@ -1,6 +1,6 @@
 /** What the dashboard shows, in Chromium: its tables whole at 1280 and 800 px, a key's grants (set, shown, edited), money with the configured label, chart axes with dates and the time zone. */
 import type { Page } from 'playwright-core';
-import { createAdminRouter, MemoryStore, type ModelEntry } from '../../lib';
+import { anthropicAdapter, createAdminRouter, failover, MemoryStore, openaiChatAdapter, type ModelEntry } from '../../lib';
 import { itLeftNoTrace, OPS, statusOf, useDashboard } from './dashboard';
 import { shot } from './browser';
 
@@ -16,8 +16,14 @@ beforeAll(async () => {
   // Names as long as real ones: a dated model id served under another upstream name, a caller named for its team.
   const live = d.gateway.models;
   const json = live.get().byId.get('claude-json') as ModelEntry;
+  // A failover group across formats, each member with its own model, one with its own prices; names besides its id.
+  const flagship = failover([
+    { upstream: anthropicAdapter({ baseURL: d.upstream.url, name: 'claude-eu' }), upstreamModel: 'claude-sonnet-4-5', pricing: { input: 300_000, output: 1_500_000 } },
+    { upstream: openaiChatAdapter({ baseURL: d.upstream.url, name: 'gpt-us' }), upstreamModel: 'gpt-5.1' },
+  ]);
   live.replace([...live.get().models.map((m) => (m.id === 'claude-json' ? { ...m, maxOutputTokens: 16_384 } : m)),
-    { ...json, id: 'acme-large-reasoning-2026-01-15', upstreamModel: 'claude-json', maxOutputTokens: 64_000, pricing: { input: 300_000, output: 1_500_000, cacheRead: 30_000, cacheWrite5m: 375_000, cacheWrite1h: 600_000, webSearch: 1_000_000 } }]);
+    { ...json, id: 'acme-large-reasoning-2026-01-15', upstreamModel: 'claude-json', maxOutputTokens: 64_000, pricing: { input: 300_000, output: 1_500_000, cacheRead: 30_000, cacheWrite5m: 375_000, cacheWrite1h: 600_000, webSearch: 1_000_000 } },
+    { id: 'flagship', capability: 'llm', upstream: flagship, pricing: { input: 125_000, output: 1_000_000 }, aliases: ['flagship-2026-01'], patterns: ['flagship-*'] }]);
   d.store.addKey(TEAM, { id: 'search-team-production-eu' });
   const [team] = d.store.listKeys({ callerId: 'search-team-production-eu' }).items;
   d.store.updateKey(team?.keyId as string, { metadata: { team: 'search', owner: 'ana.lopez@example.com', cost_center: 'eu-4711' } });
@@ -177,6 +183,34 @@ it('keys: created with models, limits and metadata, shown in the list, edited; t
   await page.context().close();
 });
 
+it("models: a failover group shows each member with the model it is sent and its prices in effect (what a request it serves is charged); a model's names, edited", async () => {
+  const { page, context } = await d.signedIn(OPS);
+  await d.open(page, 'models');
+  const row = page.locator('tr', { hasText: 'flagship' });
+  expect(await row.locator('td').first().locator('code, small').allTextContents()).toEqual(['flagship', 'flagship-2026-01', 'flagship-*']);
+  expect(await row.locator('td').nth(2).locator('small').allTextContents()).toEqual(['claude-eu (claude-sonnet-4-5)', 'gpt-us (gpt-5.1)']);
+  // Each member's price in effect, the member beneath: the admin API's, which bills its requests; no model-wide price at 1 × input.
+  const view = ((await d.read('models')).items as Array<{ id: string; prices: unknown; members: Array<{ upstream: string; prices: Record<string, string> }> }>).find((m) => m.id === 'flagship');
+  expect(view?.prices).toBeNull();
+  for (const key of ['input', 'cacheRead', 'cacheWrite5m', 'output']) {
+    const cells = await row.locator(`td.price-${key} .member-price`).allTextContents();
+    expect(cells.map((text) => text.replace(/, default$/, ''))).toEqual(view?.members.map((m) => `${m.prices[key]}${m.upstream}`));
+  }
+  expect(await row.locator('td.price-cacheRead .member-price').allTextContents()).toEqual(['30000claude-eu, default', '62500gpt-us, default']);
+  expect(await row.locator('td.price-input .member-price').allTextContents()).toEqual(['300000claude-eu', '125000gpt-us']);
+
+  await row.getByRole('button', { name: 'Edit…' }).click();
+  await page.getByText('Failover members with prices of their own keep them (claude-eu)').waitFor();
+  await page.getByLabel('Other names (aliases)').fill('flagship-2026-01, flagship-eu');
+  await page.getByRole('button', { name: 'Save catalog' }).click();
+  await page.locator('tr', { hasText: 'flagship-eu' }).waitFor();
+  expect(d.gateway.models.get().byId.get('flagship')?.aliases).toEqual(['flagship-2026-01', 'flagship-eu']);
+  const answer = await d.ask(ACME, 'flagship-eu');
+  expect(answer.model).toBe('flagship-eu');
+  await shot(page, 'models-failover');
+  await context.close();
+});
+
 it('money carries the configured label: cards, charts, balances, the ledger, the log, prices', async () => {
   const { page, context } = await d.signedIn(OPS);
   await d.open(page, 'overview');
@@ -218,4 +252,4 @@ it('the label is checked when the router is made', () => {
   expect(make('€ cents')).not.toThrow();
 });
 
-itLeftNoTrace(d, 5);
+itLeftNoTrace(d, 6);

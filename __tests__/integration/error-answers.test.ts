@@ -1,5 +1,6 @@
 /** Answers in the right shape: unknown paths and methods as JSON errors, each route's own wire format at shutdown, auth messages naming the header sent. */
 import express from 'express';
+import OpenAI from 'openai';
 import request from 'supertest';
 import { createAdminRouter, MemoryStore, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { listen } from '../helpers/local';
@@ -25,7 +26,7 @@ describe('unknown paths and methods', () => {
   afterAll(() => gw.close());
 
   it.each([
-    ['GET', '/v1/messages', 'POST'], ['PUT', '/v1/chat/completions', 'POST'], ['GET', '/v1/messages/count_tokens', 'POST'],
+    ['GET', '/v1/messages', 'POST'], ['GET', '/v1/messages/count_tokens', 'POST'],
     ['DELETE', '/v1/rerank', 'POST'], ['GET', '/v2/rerank', 'POST'], ['POST', '/v1/models', 'GET, HEAD'], ['DELETE', '/v1/models/claude-json', 'GET, HEAD'],
   ])('%s %s: 405 with allow, in the standard shape with a request id', async (method, path, allow) => {
     const res = await request(gw.url)[method.toLowerCase() as 'get'](path);
@@ -39,6 +40,29 @@ describe('unknown paths and methods', () => {
     const res = await request(gw.url).get('/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ type: 'error', error: { type: 'not_found_error' }, request_id: res.headers['request-id'] });
+  });
+
+  it.each([
+    ['POST', '/v1/chat/completion'], ['GET', '/v1/chat/completions/chatcmpl-1'], ['POST', '/v1/embeddings'], ['POST', '/v1/completions'], ['GET', '/v1/responses/resp_1/nothing'],
+  ])('%s %s, an OpenAI path not served: 404 in OpenAI\'s error shape', async (method, path) => {
+    const res = await request(gw.url)[method.toLowerCase() as 'get'](path);
+    expect(res.status).toBe(404);
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    expect(res.body).toEqual({ error: { type: 'invalid_request_error', code: 'not_found', param: null, message: `${method} ${path} was not found` } });
+  });
+
+  it('the openai SDK reads it: a NotFoundError with its message, code and type', async () => {
+    const client = new OpenAI({ apiKey: 'sk-none', baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const error = await client.embeddings.create({ model: 'x', input: 'Hi' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const { message, code, type } = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect([message, code, type]).toEqual(['404 POST /v1/embeddings was not found', 'not_found', 'invalid_request_error']);
+  });
+
+  it('PUT /v1/chat/completions: 405 with allow, in OpenAI\'s error shape', async () => {
+    const res = await request(gw.url).put('/v1/chat/completions');
+    expect([res.status, res.headers.allow]).toEqual([405, 'POST']);
+    expect(res.body).toEqual({ error: { type: 'invalid_request_error', code: 'method_not_allowed', param: null, message: 'PUT /v1/chat/completions: this path takes POST' } });
   });
 });
 

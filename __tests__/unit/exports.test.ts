@@ -41,7 +41,7 @@ const TYPES = [
     'SeriesQuery', 'ServerTool', 'ServerToolResultBlock', 'ServerToolUseBlock', 'SetAsideWrite', 'SettleResult', 'SettledRecord', 'Settlement',
     'ShutdownGate', 'SpendRow', 'StatsReads', 'StopReason', 'StoredResponse', 'StoredResponsesOptions', 'StoredResponsesRoutes', 'StoredSession',
     'StreamEvent', 'StreamItem', 'TextBlock', 'ThinkingBlock', 'ThinkingConfig', 'TokenEstimate', 'Tool', 'ToolChoice', 'ToolResultBlock',
-    'ToolUseBlock', 'UndiciFetchOptions', 'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamTimeouts', 'Usage', 'UsageFigureName',
+    'ToolUseBlock', 'UndiciFetchOptions', 'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamMember', 'UpstreamTimeouts', 'Usage', 'UsageFigureName',
     'UsageFigures', 'UsageProvenance', 'UsageRecorder', 'ValidateOptions', 'ValidateResponsesOptions', 'WireFormat',
 ];
 

@@ -22,9 +22,15 @@ const patchBody = Type.Object(grants, { additionalProperties: false, minProperti
 type Grants = Static<typeof patchBody>;
 const keyId = (params: Record<string, string>): string => params.keyId ?? '';
 
-/** A catalog given: an allow-list naming a model it does not serve is refused (400). */
+/** A catalog given: an allow-list naming a model it does not serve is refused (400); one naming an alias or a pattern's name, with the id to name. */
 function checkModels<T extends Grants>(ctx: AdminContext, grantsOf: T): T {
-  const unknown = ctx.models && unknownModel(grantsOf.models, ctx.models().byId);
+  const catalog = ctx.models?.();
+  if (!catalog) return grantsOf;
+  const at = grantsOf.models?.findIndex((id) => !catalog.byId.has(id)) ?? -1;
+  const name = grantsOf.models?.[at];
+  const model = name === undefined ? undefined : catalog.resolve(name);
+  if (model) throw new GatewayError('invalid_request_error', `models.${at}: "${name}" is another name of "${model.id}"; an allow-list names catalog ids (its other names are allowed with it): use "${model.id}"`);
+  const unknown = unknownModel(grantsOf.models, catalog.byId);
   if (unknown) throw new GatewayError('invalid_request_error', unknown);
   return grantsOf;
 }

@@ -15,9 +15,9 @@ export interface BillingDecision {
 /** What the rule decides from: the request's confirmed usage and what it is priced by. */
 export interface BillingFacts {
   readonly usage: Usage;
-  /** The model's price (none: a free model). */
+  /** The price of the model or of the member that served (servedBy()); none: a free model. */
   readonly pricing: Pricing | undefined;
-  /** The upstream format its cache figures are priced by (pricingFormat()). */
+  /** The upstream format its cache figures are priced by (servedBy()). */
   readonly format: UpstreamFormat | undefined;
   /** The upstream's answer was refused as invalid (JSON or stream). */
   readonly invalidAnswer: boolean;
@@ -25,16 +25,28 @@ export interface BillingFacts {
   readonly answered: boolean;
 }
 
+/** What a request's usage is priced by: the prices, and the upstream format those left out default by. */
+export interface PricedBy {
+  readonly pricing: Pricing | undefined;
+  readonly format: UpstreamFormat | undefined;
+}
+
 /**
- * The format a request's usage is priced by (prices left out default by it): the one the last
- * successful attempt names (the failover member that served), else `modelFormat` (its adapter's).
+ * What a request is priced by: the member that served it, else `model` (its own prices and its
+ * adapter's format). The successful attempts are read innermost first (a nested group's member
+ * records its attempt before the group around it does): the first that names a format gives the
+ * format, the first that carries prices (a member with its own) gives the prices.
  */
-export function pricingFormat(attempts: readonly UpstreamAttempt[], modelFormat: UpstreamFormat | undefined): UpstreamFormat | undefined {
-  for (let i = attempts.length - 1; i >= 0; i--) {
-    const attempt = attempts[i] as UpstreamAttempt;
-    if (attempt.ok && attempt.format !== undefined) return attempt.format;
+export function servedBy(attempts: readonly UpstreamAttempt[], model: PricedBy): PricedBy {
+  let format: UpstreamFormat | undefined;
+  let pricing: Pricing | undefined;
+  for (const attempt of attempts) {
+    if (!attempt.ok) continue;
+    format ??= attempt.format;
+    pricing ??= attempt.pricing;
   }
-  return modelFormat;
+  if (pricing === undefined && (format === undefined || format === model.format)) return model;
+  return { pricing: pricing ?? model.pricing, format: format ?? model.format };
 }
 
 /**

@@ -31,9 +31,21 @@ export const upstreamConfigSchema = Type.Object({
   maxSockets: Optional(Type.Integer({ minimum: 1, description: "Most connections open to this upstream at once (Node's http client then); default: no cap" })),
 }, { additionalProperties: false });
 
+/** One member of a model's failover group (`models[i].failover[j]`): an upstream by name, the model it is sent, its prices. */
+export const memberConfigSchema = Type.Object({
+  upstream: Type.String({ description: 'An upstream of `upstreams`, by name' }),
+  upstreamModel: Optional(Type.String({ minLength: 1, description: "The model name this member is sent (default: the model's upstreamModel, else its id)" })),
+  pricing: Optional(Type.Unsafe<Pricing>({ ...pricingSchema, description: "The prices of the requests this member serves (default: the model's)" })),
+}, { additionalProperties: false });
+
 /** One model of the config file (`models[i]`). */
 export const modelConfigSchema = Type.Object({
-  id: Type.String({ minLength: 1 }), capability: capabilitySchema, upstream: Type.String(), upstreamModel: Optional(Type.String()),
+  id: Type.String({ minLength: 1 }), capability: capabilitySchema,
+  aliases: Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'More names callers may ask for it by' })),
+  patterns: Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Name patterns it answers ("*": any run of characters), after every id and alias, the most specific first' })),
+  upstream: Optional(Type.String({ description: 'An upstream of `upstreams`, by name (or give "failover")' })),
+  failover: Optional(Type.Array(memberConfigSchema, { minItems: 1, description: 'Instead of "upstream": the members tried in order, each with its own upstream model and prices if it says so' })),
+  upstreamModel: Optional(Type.String()),
   pricing: Optional(Type.Unsafe<Pricing>(pricingSchema)),
   free: Optional(Type.Boolean()), temperature: Optional(Type.Boolean()), maxOutputTokens: Optional(Type.Integer({ minimum: 1 })), displayName: Optional(Type.String()), agentReady: Optional(Type.Boolean()),
   clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),

@@ -2,8 +2,11 @@
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import type { GatewayConfig } from './config';
 
-/** "id (capability, upstream), …" */
-export const describeModels = (c: GatewayConfig): string => c.models.map((m) => `${m.id} (${m.capability}, ${m.upstream})`).join(', ');
+/** "id (capability, upstream), …": a failover group as its members, each with the model it is sent. */
+export const describeModels = (c: GatewayConfig): string => c.models.map((m) => {
+  const upstream = m.upstream ?? `failover to ${(m.failover ?? []).map((f) => `${f.upstream}${f.upstreamModel ? ` (${f.upstreamModel})` : ''}`).join(', then ')}`;
+  return `${m.id} (${m.capability}, ${upstream})`;
+}).join(', ');
 
 /** A URL as it may be printed: credentials in it (`user:pass@`) masked. */
 export function printableURL(url: string): string {

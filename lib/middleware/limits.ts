@@ -4,7 +4,7 @@ import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
 import { atEnd, gatewayContext, requestOver, type GatewayContext } from '../context';
-import { pricingFormatOf } from './billing-records';
+import { pricedByOf } from './billing-records';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
@@ -111,8 +111,8 @@ export function limits(options: LimitsOptions = {}, hooks: LimitsHooks = {}): Re
     let pending: Array<PromiseLike<unknown>> | undefined;
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
-    const model = a.ctx.model;
-    const used = weightedTokens(usage, model?.pricing, pricingFormatOf(a.ctx));
+    const { pricing, format } = pricedByOf(a.ctx);
+    const used = weightedTokens(usage, pricing, format);
     for (const step of a.steps) {
       if ((step.kind === 'tpm' && !known) || a.skipped?.includes(step)) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);

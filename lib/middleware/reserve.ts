@@ -3,7 +3,7 @@ import { GatewayConfigError } from '../config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
-import { formatOf } from '../catalog';
+import { servingMembers } from '../catalog-members';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
@@ -97,7 +97,9 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
       return;
     }
     const estimate = (ctx.estimate ??= estimator(req.body));
-    const amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
+    // Any member may serve: the hold covers the dearest.
+    let amount = 0;
+    for (const m of servingMembers(ctx.model)) amount = Math.max(amount, holdFor(estimate, m.pricing, m.format));
     if (amount === 0) {
       ctx.hold = 0;
       next();

@@ -24,7 +24,7 @@ export interface ResponsesToMessagesOptions {
 export function responsesModel(models: ModelsOption): (ctx: GatewayContext, body: ResponsesRequest) => Readonly<ModelEntry> | undefined {
   const catalogNow = catalogReader(models);
   return (ctx, body) => {
-    const model = ctx.model ?? catalogNow().byId.get(body.model);
+    const model = ctx.model ?? (typeof body.model === 'string' ? catalogNow().resolve(body.model) : undefined);
     return !model || model.capability !== 'llm' || !allowed(ctx.caller, model.id) ? undefined : model;
   };
 }

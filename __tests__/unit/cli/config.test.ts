@@ -4,6 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildAt, ConfigError, configPath, loadModels, parseConfig } from '../../../lib/cli/config';
 import { GatewayConfigError } from '../../../lib';
+import { createCatalog } from '../../../lib/catalog';
+import { servingMembers } from '../../../lib/catalog-members';
+import { buildModels } from '../../../lib/cli/build';
+import { codeBlocks } from '../../helpers/doc-blocks';
 
 const MINIMAL = 'models:\n  - { id: m, capability: llm, upstream: a, free: true }\n';
 const refusal = (text: string, env: NodeJS.ProcessEnv = {}): string => {
@@ -72,5 +76,24 @@ describe('config paths and buildAt()', () => {
     expect(() => buildAt('upstreams.a', fail('option "baseURL" must be an http(s) URL'))).toThrow(new ConfigError('upstreams.a: option "baseURL" must be an http(s) URL'));
     expect(() => buildAt('models', fail('models[2]: "id" must be a non-empty string.'))).toThrow(new ConfigError('models[2]: "id" must be a non-empty string.'));
     expect(buildAt('x', () => 7)).toBe(7);
+  });
+});
+
+describe("docs/catalog.md's config snippet, as written", () => {
+  it('builds: a model with aliases and patterns, and one whose failover members have their own models and prices', () => {
+    const [snippet] = codeBlocks('docs/catalog.md', 'yaml');
+    const { models } = buildModels(parseConfig(snippet as string, { ANTHROPIC_API_KEY: 'sk-a', OPENAI_API_KEY: 'sk-o' }));
+    const catalog = createCatalog(models);
+    expect(catalog.resolve('claude-opus-4-8[1m]')?.id).toBe('claude-opus');
+    expect(catalog.resolve('claude-opus-5')?.id).toBe('claude-opus');
+    expect(servingMembers(catalog.byId.get('flagship') as NonNullable<ReturnType<typeof catalog.resolve>>).map((m) => [m.upstream, m.upstreamModel, m.pricing])).toEqual([
+      ['anthropic', 'claude-sonnet-4-5', { input: 300, output: 1500 }], ['openai', 'gpt-5.1', { input: 125, output: 1000, cacheRead: '12.5' }],
+    ]);
+  });
+
+  it('refuses a member on an upstream the config does not define, naming its path as the page does', () => {
+    const [snippet] = codeBlocks('docs/catalog.md', 'yaml');
+    const typo = (snippet as string).replace('- { upstream: anthropic, upstreamModel: claude-sonnet-4-5', '- { upstream: antrhopic, upstreamModel: claude-sonnet-4-5');
+    expect(() => buildModels(parseConfig(typo, { ANTHROPIC_API_KEY: 'sk-a', OPENAI_API_KEY: 'sk-o' }))).toThrow('models[1].failover[0].upstream: "antrhopic" is not in upstreams (defined: anthropic, openai)');
   });
 });
