@@ -18,7 +18,7 @@ type Adapter = MessagesAdapter | RerankAdapter;
 export const overrideView = (o: AppliedOverride) => ({ model: o.model, kind: o.kind, fields: o.fields, configured: o.configured, actor: o.actor, at: o.at, inUse: o.inUse, reason: o.reason });
 
 /** Every price in effect for what bills a request, or null for none (a free model). */
-const pricesOf = (by: PricedBy): Record<string, string> | null => (by.pricing ? pricesInEffect(by.pricing, by.format) : null);
+const pricesOf = (by: PricedBy): Record<string, string | null> | null => (by.pricing ? pricesInEffect(by.pricing, by.format) : null);
 
 /** A failover member as the admin API shows it: the model it is sent, its own prices as set, every price in effect for the requests it serves. */
 const memberView = (m: ServingMember) => ({ upstream: m.upstream, format: m.format ?? null, upstreamModel: m.upstreamModel, pricing: m.ownPricing ? m.pricing ?? null : null, prices: pricesOf(m) });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { UsageFigureName, UsageProvenance } from '../billing/figures';
 import { PICO_PER_UNIT, toPico } from '../billing/money';
 import { costOf, unpricedFigures } from '../billing/pricing';
-import { pricingFormat } from '../billing/settle';
+import { servedBy } from '../billing/settle';
 import { formatOf, type Catalog } from '../catalog';
 import { ownEntry } from '../own';
 import { enumOf } from '../schemas/shapes';
@@ -43,11 +43,12 @@ export type ReviewView = ReviewRecord & { flagged: string; observed: ObservedCos
 function observedCost(r: ReviewRecord, catalog: Catalog | undefined): ObservedCost | null {
   const model = catalog?.byId.get(r.model);
   if (!model) return null;
-  const cost = costOf(r.usage, model.pricing, pricingFormat(r.attempts, formatOf(model)));
+  const by = servedBy(r.attempts, { pricing: model.pricing, format: formatOf(model) }); // the serving failover member's prices, when it has its own
+  const cost = costOf(r.usage, by.pricing, by.format);
   const whole = (toPico(cost) ?? 0n) / PICO_PER_UNIT;
   const charge = whole <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(whole) : null;
   const charged = r.charge + (r.resolution?.amount ?? 0);
-  return { cost, charge, outstanding: charge === null ? null : Math.max(0, charge - charged), unpriced: unpricedFigures(r.usage, model.pricing) };
+  return { cost, charge, outstanding: charge === null ? null : Math.max(0, charge - charged), unpriced: unpricedFigures(r.usage, by.pricing) };
 }
 
 /** Each review with why it was flagged and its observed cost, priced by the catalog as it serves now. */
