@@ -60,7 +60,7 @@ describe('loadModels()', () => {
   });
 
   it('checks the models as serve does, by path', () => {
-    expect(() => loadModels(file('bad.yaml', 'models:\n  - { id: m, upstream: a, agentReday: true }\n'), {})).toThrow(new ConfigError('models[0].agentReday: unknown key; did you mean "agentReady"? (allowed here: id, capability, upstream, upstreamModel, pricing, free, temperature, maxOutputTokens, displayName, agentReady, clampMaxTokens, autoCache)'));
+    expect(() => loadModels(file('bad.yaml', 'models:\n  - { id: m, upstream: a, agentReday: true }\n'), {})).toThrow(new ConfigError('models[0].agentReday: unknown key; did you mean "agentReady"? (allowed here: id, capability, aliases, patterns, upstream, failover, upstreamModel, pricing, free, temperature, maxOutputTokens, displayName, agentReady, clampMaxTokens, autoCache)'));
     expect(() => loadModels(file('none.yaml', 'server: {}\n'), {})).toThrow(new ConfigError('models: required; add it'));
     expect(() => loadModels(path.join(dir, 'absent.yaml'), {})).toThrow(/^cannot read .*absent\.yaml: ENOENT$/);
   });

@@ -37,11 +37,11 @@ const breakable = (key) => key.split(/(?=[A-Z])/).flatMap((part, i) => (i === 0 
  */
 const priceCell = (m, key) => (m.members && m.prices === null ? m.members.map((x) => memberPrice(x, x.pricing ?? m.pricing, key)) : priceOf(m.pricing, m.prices, key));
 
-/** A failover member's price in effect, the member beneath it (and "default" when no price is set for it). @param {MemberView} x @param {ModelView['pricing']} pricing @param {string} key */
+/** A failover member's price in effect, the member beneath it (muted, "default" in its tooltip, when no price is set for it). @param {MemberView} x @param {ModelView['pricing']} pricing @param {string} key */
 function memberPrice(x, pricing, key) {
   const set = pricing?.[key] !== undefined;
   const value = x.prices?.[key] ?? '—';
-  return h('div', { class: 'member-price' }, set ? value : h('span', { class: 'muted' }, value), h('small', { class: 'block' }, set ? x.upstream : `${x.upstream}, default`));
+  return h('div', { class: 'member-price', ...(set ? {} : { title: `${x.upstream}: not set, the default of its format` }) }, set ? value : h('span', { class: 'muted' }, value), h('small', { class: 'block' }, x.upstream));
 }
 
 /** A model's id, and the other names it answers to beneath it. @param {ModelView} m */
