@@ -5,7 +5,7 @@
  */
 import type { StreamEvent } from '../lib/messages/events';
 import type { MessageResponse } from '../lib/messages/request';
-import { messagesFromResponses, ResponseEnvelope, responseFromMessage, ResponsesStream, type ResponsesRequest } from '../lib/formats/openai-responses';
+import { messagesFromResponses, reasoningSeal, ResponseEnvelope, responseFromMessage, ResponsesStream, type ResponsesRequest } from '../lib/formats/openai-responses';
 
 /** One answer: `texts` text deltas, then a call of `tool` whose arguments (`args`, as JSON) come in `fragments` pieces. */
 export interface AgentAnswer { texts: number; fragments: number; tool: string; args: Record<string, unknown> }
@@ -78,7 +78,7 @@ export function answerWires(a: AgentAnswer): AnswerWires {
  * Responses writer, so (c) relays the very bytes the gateway writes (its echo of the request's instructions and tools included).
  */
 export function responsesWires(a: AgentAnswer, body: Record<string, unknown>): { sse: string; json: string } {
-  const { plan } = messagesFromResponses(body as unknown as ResponsesRequest, { format: 'anthropic', defaultMaxTokens: 4096 });
+  const { plan } = messagesFromResponses(body as unknown as ResponsesRequest, { format: 'anthropic', defaultMaxTokens: 4096, seal: reasoningSeal(undefined, 'bench') });
   const envelope = (): ResponseEnvelope => new ResponseEnvelope(plan, 'resp_bench_agent', String(body.model), 1_795_000_000);
   return { sse: new ResponsesStream(envelope()).framesOf(anthropicEvents(a)), json: JSON.stringify(responseFromMessage(anthropicMessage(a), envelope())) };
 }

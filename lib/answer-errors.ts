@@ -34,3 +34,11 @@ export function badUpstreamAnswer(detail: string): GatewayError {
 export function invalidAnswer(detail: string): GatewayError {
   return new GatewayError('api_error', INVALID_RESPONSE, { detail, invalidAnswer: true });
 }
+
+/**
+ * The invalid answer a tool call makes whose input is not a JSON object (`shown`: its JSON, or the
+ * fragments streamed), wherever the gateway carries it into another format (chat, Responses).
+ */
+export function invalidToolInput(shown: string): GatewayError {
+  return invalidAnswer(`upstream sent a tool call whose input is not a JSON object: ${shown.slice(0, 2000)}`);
+}

@@ -8,6 +8,8 @@ import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
 export interface ModelFields {
   capability: Capability;
   upstream: string;
+  aliases: string[];
+  patterns: string[];
   upstreamModel: string;
   pricing: Pricing | null;
   free: boolean;
@@ -25,7 +27,7 @@ type Optional = Exclude<keyof ModelFields, 'capability' | 'upstream'>;
 
 /** The value each optional field has when a model leaves it out: the one table the view, the entry and the diff derive from. */
 const UNSET: { readonly [K in Optional]: (id: string) => ModelFields[K] } = {
-  upstreamModel: (id) => id, pricing: () => null, free: () => false, maxOutputTokens: () => null,
+  aliases: () => [], patterns: () => [], upstreamModel: (id) => id, pricing: () => null, free: () => false, maxOutputTokens: () => null,
   temperature: () => true, displayName: () => null, createdAt: () => null, agentReady: () => false,
   clampMaxTokens: () => false, autoCache: () => true,
 };

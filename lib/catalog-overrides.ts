@@ -37,6 +37,9 @@ export function applyOverrides(configured: Catalog, overrides: readonly CatalogO
   const applied = new Map<string, AppliedOverride>();
   const out = (o: CatalogOverride, reason: string): void => { applied.set(o.model, { ...o, inUse: false, reason, configured: null }); };
   const models: ModelEntry[] = [];
+  /** The entries overrides made that may take a name (an added model, an edit of its names), with the configured model each replaces. */
+  const naming: Array<{ o: CatalogOverride; entry: ModelEntry; instead: Readonly<ModelEntry> | undefined }> = [];
+  const names = (fields: Record<string, unknown>): boolean => 'aliases' in fields || 'patterns' in fields;
   for (const m of configured.models) {
     const o = byModel.get(m.id);
     if (!o) models.push(m);
@@ -46,7 +49,9 @@ export function applyOverrides(configured: Catalog, overrides: readonly CatalogO
       models.push(m);
     } else {
       try {
-        models.push(entryOf(o, m, adapterOf));
+        const entry = entryOf(o, m, adapterOf);
+        models.push(entry);
+        if (names(o.fields)) naming.push({ o, entry, instead: m });
         const base = fieldsOf(m);
         const hidden = Object.fromEntries(Object.keys(o.fields).map((k) => [k, base[k as keyof ModelFields]]));
         applied.set(o.model, { ...o, inUse: true, reason: null, configured: hidden });
@@ -64,7 +69,9 @@ export function applyOverrides(configured: Catalog, overrides: readonly CatalogO
       continue;
     }
     try {
-      models.push(entryOf(o, undefined, adapterOf));
+      const entry = entryOf(o, undefined, adapterOf);
+      models.push(entry);
+      naming.push({ o, entry, instead: undefined });
       applied.set(o.model, { ...o, inUse: true, reason: null, configured: null });
     } catch (err) {
       out(o, reasonOf(err));
@@ -75,7 +82,45 @@ export function applyOverrides(configured: Catalog, overrides: readonly CatalogO
     for (const o of applied.values()) if (o.kind === 'remove') out(o, 'withdrawing it would leave no model');
     return { catalog: configured, applied: overrides.map((o) => applied.get(o.model) as AppliedOverride) };
   }
-  return { catalog: createCatalog(models), applied: overrides.map((o) => applied.get(o.model) as AppliedOverride) };
+  return { catalog: withoutCollisions(models, naming, out), applied: overrides.map((o) => applied.get(o.model) as AppliedOverride) };
+}
+
+/**
+ * The catalog of `models`; when a name an override gave collides with another model's (a model
+ * the configuration added since, another instance's edit), that override goes out of use: first
+ * each that collides with the configuration itself, then, of those left, the latest first, until
+ * none collides (the configuration alone never does).
+ */
+function withoutCollisions(models: ModelEntry[], naming: Array<{ o: CatalogOverride; entry: ModelEntry; instead: Readonly<ModelEntry> | undefined }>, out: (o: CatalogOverride, reason: string) => void): Catalog {
+  const problem = (list: readonly ModelEntry[]): string | undefined => {
+    try {
+      createCatalog(list);
+      return undefined;
+    } catch (err) {
+      return reasonOf(err).replace(/^option "models": /, '');
+    }
+  };
+  /** `list` with each of `undone` back to what it replaced. */
+  const without = (list: readonly ModelEntry[], undone: typeof naming): ModelEntry[] => list.flatMap((m) => {
+    const n = undone.find((x) => x.entry === m);
+    return !n ? [m] : n.instead ? [n.instead] : [];
+  });
+  if (problem(models) === undefined) return createCatalog(models);
+  const left = [...naming];
+  for (const n of naming) {
+    const alone = problem(without(models, naming.filter((x) => x !== n)));
+    if (alone === undefined) continue;
+    out(n.o, alone);
+    left.splice(left.indexOf(n), 1);
+  }
+  let list = without(models, naming.filter((n) => !left.includes(n)));
+  for (const n of [...left].sort((a, b) => b.o.at - a.o.at)) {
+    const reason = problem(list);
+    if (reason === undefined) break;
+    out(n.o, reason);
+    list = without(list, [n]);
+  }
+  return createCatalog(list);
 }
 
 /**

@@ -1,21 +1,34 @@
 /** The model catalog, checked and indexed once at construction. */
 import { GatewayConfigError } from './config-errors';
+import { GatewayError } from './errors';
 import type { UpstreamFormat } from './billing/figures';
 import { pricingProblem } from './billing/pricing';
+import { ModelNames, nameProblem } from './model-names';
 import type { Capability, Caller, Pricing } from './types';
 import { formatsOf } from './upstreams/failover';
+import { leavesOf } from './upstreams/members';
 import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
 
 /** One model in the catalog. */
 export interface ModelEntry {
-  /** Public name callers use. */
+  /** Public name callers use: the name the log, the bill, allow-lists and `/v1/models` know it by. */
   id: string;
+  /** More names callers may ask for it by (exact: `claude-opus-4-8[1m]`); each unique across the catalog. Default: none. */
+  aliases?: readonly string[];
+  /**
+   * Name patterns it also answers (`*`: any run of characters, `claude-opus-*`), tried after every
+   * id and alias, the most specific (most characters besides `*`) first. Default: none.
+   */
+  patterns?: readonly string[];
   capability: Capability;
-  /** The adapter that reaches the upstream (its kind must match the capability). */
+  /** The adapter that reaches the upstream (its kind must match the capability), or a failover() group. */
   upstream: MessagesAdapter | RerankAdapter;
-  /** Name sent upstream. Default: `id`. */
+  /** Name sent upstream (a failover() member's own `upstreamModel` wins for that member). Default: `id`. */
   upstreamModel?: string;
-  /** Price; required unless `free: true`. */
+  /**
+   * Price (a failover() member's own `pricing` wins for the requests it serves); required unless
+   * `free: true` or every member carries its own.
+   */
   pricing?: Pricing;
   /** Marks a model as deliberately free of charge. Default: false. */
   free?: boolean;
@@ -97,6 +110,8 @@ export function profileOf(model: Readonly<ModelEntry>): ModelProfile {
 export interface Catalog {
   readonly models: readonly Readonly<ModelEntry>[];
   readonly byId: ReadonlyMap<string, Readonly<ModelEntry>>;
+  /** The model a requested name resolves to: its id, else an alias, else the most specific pattern that matches (lib/model-names.ts). */
+  resolve(name: string): Readonly<ModelEntry> | undefined;
 }
 
 const ADAPTER_KIND: Readonly<Record<Capability, string>> = { llm: 'messages', rerank: 'rerank' };
@@ -112,12 +127,23 @@ function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
   if (!entry.upstream || entry.upstream.kind !== kind) {
     fail(`"upstream" of "${entry.id}" must be a ${kind} adapter (e.g. ${kind === 'messages' ? 'anthropicAdapter(…) or openaiChatAdapter(…)' : 'cohereAdapter(…)'}).`);
   }
-  if (entry.pricing === undefined && entry.free !== true) {
+  const ownPrices = leavesOf(entry.upstream).every((leaf) => leaf.pricing !== undefined);
+  if (entry.pricing === undefined && entry.free !== true && !ownPrices) {
     fail(`"${entry.id}" has no "pricing"; set pricing (minor units per million tokens) or mark it { free: true } on purpose.`);
   }
   if (entry.pricing !== undefined) {
     const problem = pricingProblem(entry.pricing);
     if (problem) fail(`"${entry.id}": ${problem}.`);
+    if (ownPrices) fail(`"pricing" of "${entry.id}" is charged by no request: every member of its failover group carries its own; remove it (or a member's).`);
+  }
+  for (const kind of ['aliases', 'patterns'] as const) {
+    const names = entry[kind];
+    if (names === undefined) continue;
+    if (!Array.isArray(names)) fail(`"${kind}" of "${entry.id}" must be a list of names.`);
+    for (const [n, name] of names.entries()) {
+      const problem = nameProblem(name, kind === 'aliases' ? 'alias' : 'pattern');
+      if (problem) fail(`${kind}[${n}] of "${entry.id}": ${problem}.`);
+    }
   }
   if (entry.maxOutputTokens !== undefined && (!Number.isSafeInteger(entry.maxOutputTokens) || entry.maxOutputTokens < 1)) {
     fail(`"maxOutputTokens" of "${entry.id}" must be a positive integer.`);
@@ -128,7 +154,8 @@ function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
   if (entry.clampMaxTokens === true && entry.maxOutputTokens === undefined) fail(`"clampMaxTokens" of "${entry.id}" needs "maxOutputTokens" (the bound max_tokens is lowered to).`);
   if (entry.agentReady === true && entry.capability !== 'llm') fail(`"agentReady" of "${entry.id}": only an llm model takes the agent contract; remove it.`);
   if (entry.createdAt !== undefined && Number.isNaN(Date.parse(entry.createdAt))) fail(`"createdAt" of "${entry.id}" must be an RFC 3339 date.`);
-  const checked = Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }) });
+  const names = (list: readonly string[] | undefined) => list && Object.freeze([...list]);
+  const checked = Object.freeze({ ...entry, pricing: entry.pricing && Object.freeze({ ...entry.pricing }), aliases: names(entry.aliases), patterns: names(entry.patterns) });
   profileOf(checked);
   return checked;
 }
@@ -137,7 +164,7 @@ function check(entry: ModelEntry, i: number): Readonly<ModelEntry> {
 export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog {
   if (!Array.isArray(models)) {
     const given = models as Catalog | undefined;
-    if (given && given.byId instanceof Map) return given;
+    if (given && given.byId instanceof Map) return typeof given.resolve === 'function' ? given : createCatalog([...given.models]);
     throw new GatewayConfigError('ERR_MGW_CATALOG_EMPTY', 'option "models" must be a non-empty array of { id, capability, upstream, pricing }.');
   }
   const cached = built.get(models);
@@ -149,7 +176,8 @@ export function createCatalog(models: readonly ModelEntry[] | Catalog): Catalog 
     if (byId.has(model.id)) throw new GatewayConfigError('ERR_MGW_CATALOG_DUPLICATE_ID', `option "models": the id "${model.id}" is listed twice; ids must be unique.`);
     byId.set(model.id, model);
   }
-  const catalog = Object.freeze({ models: Object.freeze(list), byId });
+  const names = new ModelNames(byId);
+  const catalog: Catalog = Object.freeze({ models: Object.freeze(list), byId, resolve: (name: string) => names.resolve(name) });
   built.set(models, catalog);
   return catalog;
 }
@@ -207,7 +235,12 @@ export function formatOf(model: Readonly<ModelEntry>): UpstreamFormat | undefine
   return model.upstream.kind === 'messages' ? model.upstream.format : undefined;
 }
 
-/** Whether a caller may use a model (no allow-list means every model). */
+/** Whether a caller may use a model, by its catalog id (no allow-list means every model; an alias of an allowed model is allowed). */
 export function allowed(caller: Caller | undefined, id: string): boolean {
   return !caller?.models || caller.models.includes(id);
+}
+
+/** The refusal of a model name the catalog does not resolve for a caller: 404 saying so, and where the names it may use are listed. */
+export function modelNotFound(name: string): GatewayError {
+  return new GatewayError('not_found_error', `model: ${JSON.stringify(name)} was not found; GET /v1/models lists the models this key can use`);
 }

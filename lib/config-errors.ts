@@ -20,6 +20,7 @@ export const CONFIG_ERRORS = Object.freeze({
   ERR_MGW_CATALOG_EMPTY: { title: 'No models', fix: 'Option "models" must be a non-empty array of { id, capability, upstream, pricing }.' },
   ERR_MGW_CATALOG_INVALID_MODEL: { title: 'Invalid model entry', fix: 'An entry of "models" fails its check; the message names the entry (models[i]) and the fix.' },
   ERR_MGW_CATALOG_DUPLICATE_ID: { title: 'Duplicate model id', fix: 'Two entries of "models" share an id; ids must be unique.' },
+  ERR_MGW_CATALOG_NAME_COLLISION: { title: 'Model names that collide', fix: 'A name would resolve to two models: an alias that is another id or alias, or two models\' patterns matching one name with neither more specific. The message names both and the name; remove or rename one, or make one pattern more specific.' },
   ERR_MGW_CATALOG_UNKNOWN_UPSTREAM: { title: 'Unknown upstream', fix: 'A catalog edit names an adapter this instance does not have; name one of its upstreams.' },
 } satisfies Record<`ERR_MGW_${string}`, { title: string; fix: string }>);
 

@@ -37,7 +37,11 @@ export interface GatewayContext {
    * pass-through sends it. Undefined on the Messages routes, whose `req.body` is the client's.
    */
   clientBody?: Readonly<Record<string, unknown>>;
-  /** The model name a refused request asked for (at most 256 characters): the log names it when no model resolved. */
+  /**
+   * The model name the request asked for when it is not the resolved model's id (an alias, a name a
+   * pattern matched: the answer carries it, see answerModel()), or when no model resolved (at most
+   * 256 characters: the log names it then).
+   */
   requestedModel?: string;
   stream: boolean;
   estimate?: TokenEstimate;
@@ -68,6 +72,8 @@ export interface GatewayContext {
   closed: boolean;
   /** Set when the whole answer reached the client (a stream through `message_stop`): its upstream call may drain. */
   answered?: boolean;
+  /** Ends the open stream with its own format's error frame (a Responses stream's `response.failed`): set by streamAnswer(), used at shutdown. */
+  endStream?: (code: ErrorCode, message: string) => void;
   /** What concludes this request once it is over (the first billingHook() met); see concludeBy(). */
   conclusion?: Conclusion;
   /** Set once the request's settlement was written (or set aside): its slots need no more renewal. */
@@ -105,9 +111,14 @@ export function createContext(requestId: string, endpoint: string, wireFormat: W
     requestId, startedAt: Date.now(), startedHr: performance.now(), endpoint, wireFormat,
     caller: undefined, authScheme: undefined, model: undefined, clientBody: undefined, requestedModel: undefined, stream: false, estimate: undefined, hold: undefined,
     budget: undefined, session: undefined, agentId: undefined, usage: new UsageTracker(), upstream: undefined, attempts: [], errorCode: undefined, detail: undefined, invalidAnswer: false,
-    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
+    ttfbMs: undefined, user: undefined, includeUsage: false, unbilled: false, closed: false, answered: false, endStream: undefined, conclusion: undefined, settled: false, gatedBy: undefined, gateSlot: -1, work: undefined, upstreamCall: undefined,
     endings: [], closeHooks: [],
   };
+}
+
+/** The model name a request's answer carries: the name the client asked for (the id, an alias, or a name a pattern matched). */
+export function answerModel(ctx: GatewayContext): string {
+  return ctx.requestedModel ?? ctx.model?.id ?? '';
 }
 
 /**

@@ -17,7 +17,7 @@ export const GATEWAY_DEFAULTS = frozen({
   notFound: true,
   storeTimeoutMs: 5000,
   failOpen: false,
-  limits: frozen({ keyPrefix: 'mgw', windowSec: 60, slotLeaseMs: 60_000 }),
+  limits: frozen({ keyPrefix: 'mgw', windowSec: 60, slotLeaseMs: 60_000, failOpen: false }),
   writes: frozen({ baseDelayMs: 50, maxDelayMs: 5000, attemptTimeoutMs: 10_000, maxAttempts: 30 }),
   responses: frozen({ store: false, retentionDays: 30, maxBytes: 1_048_576 }),
   budgets: frozen({ imageTokens: 5_000, documentTokens: 200_000, maxSearches: 1, searchTokens: 25_000 }),

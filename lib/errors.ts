@@ -59,11 +59,24 @@ export interface GatewayErrorOptions {
    */
   upstreamMessage?: string;
   /**
+   * The upstream's own OpenAI `param` and `code` for its refusal of the caller's request (their
+   * shapes checked): set only where the upstream got the caller's body as sent (the native
+   * Responses pass-through), so the field it names is the caller's own; and the code of a failed
+   * response over the model's context (`context_length_exceeded`), which clients act on. Default: none.
+   */
+  upstreamTerms?: UpstreamTerms;
+  /**
    * The upstream answered, but its answer breaks the contract the gateway keeps with clients
    * (tool arguments that are not JSON, a tool call nobody offered): the request is not billed,
    * JSON or stream alike. Default: false.
    */
   invalidAnswer?: boolean;
+}
+
+/** An upstream's own OpenAI terms for a refusal: the field it names and its code (see GatewayErrorOptions.upstreamTerms). */
+export interface UpstreamTerms {
+  readonly param?: string;
+  readonly code?: string;
 }
 
 /**
@@ -76,6 +89,7 @@ export class GatewayError extends Error {
   readonly retryAfter: number | undefined;
   readonly detail: string | undefined;
   readonly upstreamMessage: string | undefined;
+  readonly upstreamTerms: UpstreamTerms | undefined;
   readonly invalidAnswer: boolean;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
@@ -86,6 +100,7 @@ export class GatewayError extends Error {
     this.retryAfter = options.retryAfter;
     this.detail = options.detail;
     this.upstreamMessage = options.upstreamMessage;
+    this.upstreamTerms = options.upstreamTerms;
     this.invalidAnswer = options.invalidAnswer === true;
   }
 }
@@ -135,17 +150,21 @@ const PARAM = /^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*): /;
 
 /**
  * The OpenAI-shaped body of an error: `param` is the field a gateway refusal names (never read out
- * of an upstream's words, `upstreamMessage`); a refusal of a missing
+ * of an upstream's words, `upstreamMessage`), or the one the upstream's own terms name
+ * (`upstreamTerms`, set only where the upstream got the caller's body as sent); a refusal of a missing
  * field is `missing_required_parameter`, of another named field `invalid_value`; an upstream's
  * refusal of a prompt over the model's context (`upstreamMessage`, or the message itself) is
  * `context_length_exceeded`; an unknown model `model_not_found`, an unknown previous response
  * `previous_response_not_found`.
  */
-export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessage?: string): OpenAIErrorBody {
+export function openaiErrorBody(code: ErrorCode, message: string, upstreamMessage?: string, upstreamTerms?: UpstreamTerms): OpenAIErrorBody {
   const terms = OPENAI_ERRORS[code];
-  if (code === 'invalid_request_error' && CONTEXT_OVERFLOW.test(upstreamMessage ?? message)) {
-    return { error: { message, type: terms.type, code: 'context_length_exceeded', param: null } };
+  const overflow = code === 'invalid_request_error' && CONTEXT_OVERFLOW.test(upstreamMessage ?? message);
+  if (upstreamTerms !== undefined) {
+    const given = upstreamTerms.code ?? (overflow ? 'context_length_exceeded' : terms.code);
+    return { error: { message, type: terms.type, code: given, param: upstreamTerms.param ?? null } };
   }
+  if (overflow) return { error: { message, type: terms.type, code: 'context_length_exceeded', param: null } };
   // Only the gateway's own refusals name a field; an upstream's words never make a `param`.
   const named = upstreamMessage === undefined && (code === 'invalid_request_error' || code === 'not_found_error') ? PARAM.exec(message)?.[1] : undefined;
   const param = named === undefined || named === 'body' ? null : named;

@@ -132,6 +132,7 @@ export type { OpenAIResponsesAdapterOptions } from './upstreams/providers/openai
 export type { MaxTokensField } from './formats/openai-chat';
 export type { CohereAdapterOptions } from './upstreams/providers/rerank-providers';
 export type { FailoverOptions } from './upstreams/failover';
+export type { UpstreamMember } from './upstreams/members';
 export type {
   CountTokensRequest, FetchLike, HttpAdapterOptions, MessagesAdapter, RerankAdapter, RequestInitLike, ResponseLike, UpstreamAttempt, UpstreamCallContext, UpstreamTimeouts, UsageRecorder,
 } from './upstreams/types';

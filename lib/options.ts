@@ -72,7 +72,7 @@ export interface ResolvedConfig {
   readonly catalog: Catalog;
   readonly versions: readonly string[];
   readonly bodyLimit: number | string;
-  readonly limits: Readonly<LimitsOptions & Required<Pick<LimitsOptions, 'keyPrefix' | 'windowSec' | 'slotLeaseMs' | 'estimator'>>>;
+  readonly limits: Readonly<LimitsOptions & Required<Pick<LimitsOptions, 'keyPrefix' | 'windowSec' | 'slotLeaseMs' | 'estimator' | 'failOpen'>>>;
   readonly holdLeaseMs: number;
   readonly estimator: Estimator;
   readonly onSettled: ((record: SettledRecord) => unknown) | undefined;

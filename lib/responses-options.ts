@@ -1,5 +1,7 @@
-/** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound), checked and resolved once. */
+/** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound; the reasoning secret), checked and resolved once. */
+import { randomBytes } from 'node:crypto';
 import { GATEWAY_DEFAULTS } from './defaults';
+import { MIN_REASONING_SECRET } from './formats/openai-responses';
 import { GatewayConfigError } from './config-errors';
 import { checkKnownOptions } from './check-options';
 import { RESPONSE_STORE_METHODS, type ResponseStore } from './stores/responses';
@@ -13,6 +15,13 @@ export interface ResponsesOptions {
   retentionDays?: number;
   /** Largest response stored, in bytes of its JSON (response object, input items, instructions, tools); a larger one is answered `store: false`. Default: 1048576. */
   maxBytes?: number;
+  /**
+   * The secret (at least 32 characters) that authenticates the reasoning content handed to
+   * Responses clients, which they replay (Codex on every turn): set the same one on every instance.
+   * Default: a random one per router, so content another instance issued, or this one before a
+   * restart, does not authenticate (docs/translation.md#reasoning).
+   */
+  reasoningSecret?: string;
 }
 
 /** Defaults and bounds of the option (the binary's config schema uses them too). */
@@ -24,9 +33,11 @@ export interface ResolvedResponses {
   readonly store: ResponseStore | undefined;
   readonly retentionDays: number;
   readonly maxBytes: number;
+  /** The reasoning secret given, or the random one made for this router. */
+  readonly reasoningSecret: string;
 }
 
-const NAMES = Object.keys({ store: true, retentionDays: true, maxBytes: true } satisfies Record<keyof ResponsesOptions, true>);
+const NAMES = Object.keys({ store: true, retentionDays: true, maxBytes: true, reasoningSecret: true } satisfies Record<keyof ResponsesOptions, true>);
 
 function bounded(name: 'retentionDays' | 'maxBytes', value: unknown, unit: string): number {
   const { min, max } = RESPONSES_BOUNDS[name];
@@ -47,6 +58,11 @@ export function resolveResponses(options: ResponsesOptions | undefined, store: G
   if (typeof on !== 'boolean') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'createGatewayRouter: option "responses.store" must be true or false (default false).');
   const retentionDays = bounded('retentionDays', options?.retentionDays, 'days');
   const maxBytes = bounded('maxBytes', options?.maxBytes, 'bytes');
+  const secret = options?.reasoningSecret;
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length < MIN_REASONING_SECRET)) {
+    throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', `createGatewayRouter: option "responses.reasoningSecret" must be a secret of at least ${MIN_REASONING_SECRET} characters, the same on every instance (e.g. from openssl rand -hex 32).`);
+  }
+  const reasoningSecret = secret ?? randomBytes(32).toString('base64url');
   let responses: ResponseStore | undefined;
   const candidate = (store as { responses?: Partial<Record<string, unknown>> }).responses;
   if (on) {
@@ -56,5 +72,5 @@ export function resolveResponses(options: ResponsesOptions | undefined, store: G
     }
     responses = candidate as unknown as ResponseStore;
   }
-  return Object.freeze({ store: responses, retentionDays, maxBytes });
+  return Object.freeze({ store: responses, retentionDays, maxBytes, reasoningSecret });
 }

@@ -13,7 +13,7 @@ import { gracefulShutdown } from './middleware/graceful-shutdown';
 import { jsonBody } from './middleware/json-body';
 import { limits } from './middleware/limits';
 import { listModels } from './middleware/list-models';
-import { methodNotAllowed, notFound } from './middleware/not-found';
+import { methodNotAllowed, notFound, OPENAI_PATHS } from './middleware/not-found';
 import { proxyChatCompletions } from './middleware/proxy-chat';
 import { proxyMessages } from './middleware/proxy-messages';
 import { proxyRerank } from './middleware/proxy-rerank';
@@ -87,7 +87,8 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   const { clock, ...bounds } = config.budgets;
   const auth = authenticate({ store, timeoutMs: config.storeTimeoutMs, clock });
   const holds = reserve({ store, leaseMs: config.holdLeaseMs, timeoutMs: config.storeTimeoutMs, failOpen: config.failOpen, estimator, clock, bounds });
-  const admission = [limits(config.limits), holds];
+  const hooks = { observer: config.observer };
+  const admission = [limits(config.limits, hooks), holds];
 
   // Every route is one composed handler, from requestId() to its proxy: one router layer per
   // request instead of one per stage. requestId(), billingHook() and the gate act once per
@@ -107,16 +108,16 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   // count_tokens: authenticated and limited by requests (it spends no tokens), never billed.
   const count = compose([...head('count_tokens'), jsonBody({ limit: config.bodyLimit }), auth,
     compatVersion({ versions: config.versions }), resolveModel({ models, capability: 'llm' }), validate('count_tokens', { models }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator })]);
+    limits({ ...config.limits, estimator: NO_TOKENS }, hooks), countTokens({ estimator })]);
   // Responses: the same pipeline in the Responses format (responsesToMessages() hands on a Messages body);
   // responsesState() first prepends the history of a previous_response_id, and the answer is stored before its end is sent.
   const stored = { responses: config.responses, timeoutMs: config.storeTimeoutMs };
   const responses = compose([...head('responses', 'openai'), jsonBody({ limit: config.bodyLimit }), auth, resolveModel({ models, capability: 'llm' }),
-    responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models }), ...admission,
+    responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, reasoningSecret: config.responses.reasoningSecret }), ...admission,
     proxyResponses({ keepAliveMs: config.keepAliveMs, responses: config.responses, storeTimeoutMs: config.storeTimeoutMs })]);
   const responsesCount = compose([...head('responses_input_tokens', 'openai'), jsonBody({ limit: config.bodyLimit }), auth,
-    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true }),
-    limits({ ...config.limits, estimator: NO_TOKENS }), countTokens({ estimator, answer: RESPONSES_COUNT })]);
+    resolveModel({ models, capability: 'llm' }), responsesState(stored), validateResponses({ models, translate: false }), responsesToMessages({ models, count: true, reasoningSecret: config.responses.reasoningSecret }),
+    limits({ ...config.limits, estimator: NO_TOKENS }, hooks), countTokens({ estimator, answer: RESPONSES_COUNT })]);
   const rerank = compose([...head('rerank'), jsonBody({ limit: config.bodyLimit }), auth,
     resolveModel({ models, capability: 'rerank' }), validate('rerank', { rerank: config.rerank }), ...admission, proxyRerank()]);
   router.post('/v1/messages', messages);
@@ -137,14 +138,15 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.use('/v1/models', compose(head('models')));
   router.get(['/v1/models', '/v1/models/:id'], compose([auth, listModels({ models })]));
   // A path served here, asked with another method: 405 with `allow`.
-  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/chat/completions', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
+  router.all(['/v1/messages', '/v1/messages/count_tokens', '/v1/rerank', '/v2/rerank'], compose([...bare(), methodNotAllowed(['POST'])]));
+  router.all('/v1/chat/completions', compose([...bare(undefined, 'openai'), methodNotAllowed(['POST'])]));
   router.all(['/v1/models', '/v1/models/:id'], methodNotAllowed(['GET', 'HEAD']));
   // WebSocket mode is not served (426: Codex falls back to HTTP).
   router.all(['/v1/responses', '/v1/responses/input_tokens'], compose([...bare(undefined, 'openai'), refuseWebSocket(), methodNotAllowed(['POST'])]));
   // Stored responses: read, deleted, their input items listed, as the caller's account; never billed, limited by requests.
   // The head goes first so that a path parameter the router refuses is logged too; each path's methods are named by a 405.
   const reads = storedResponses(stored);
-  const readLimits = limits({ ...config.limits, estimator: NO_TOKENS });
+  const readLimits = limits({ ...config.limits, estimator: NO_TOKENS }, hooks);
   const openaiErrors = errorHandler({ format: 'openai' });
   router.use('/v1/responses/', compose(bare(storedResponseEndpoint, 'openai')));
   router.get('/v1/responses/:id', compose([auth, readLimits, reads.get]), openaiErrors);
@@ -156,7 +158,11 @@ export function createGatewayRouter(options: GatewayOptions): GatewayRouter {
   router.all('/v1/responses/:id/cancel', methodNotAllowed(['POST']));
   router.use('/v1/responses', compose([...bare('unknown', 'openai'), notFound()]));
   // One label for every path not served: a client must not be able to mint metric series (the path is in the log's detail).
-  if (config.notFound) router.use(paths, compose([...bare('unknown'), notFound()]));
+  // An OpenAI path's 404 answers in OpenAI's error shape, any other in Anthropic's.
+  if (config.notFound) {
+    router.use(OPENAI_PATHS as string[], compose([...bare('unknown', 'openai'), notFound()]));
+    router.use(paths, compose([...bare('unknown'), notFound()]));
+  }
   router.use(paths, errorHandler());
   const stopFigures = config.metrics?.addSource(() => liveFigures(gate.responses()));
   router.close = async ({ graceMs = 10_000 } = {}) => {

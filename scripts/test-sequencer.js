@@ -7,8 +7,10 @@ const Sequencer = require('@jest/test-sequencer').default;
 const KNOWN_SECONDS = {
   '__tests__/integration/fresh-clone.test.ts': 158,
   '__tests__/integration/cli-commands.test.ts': 53,
+  '__tests__/integration/client-config.test.ts': 51,
   '__tests__/fuzz/bad-input.test.ts': 38,
   '__tests__/integration/cli-config.test.ts': 38,
+  '__tests__/integration/cli-messages.test.ts': 31,
   '__tests__/integration/package.test.ts': 34,
   '__tests__/integration/kill-mid-batch.test.ts': 25,
   '__tests__/integration/store-contract.test.ts': 24,

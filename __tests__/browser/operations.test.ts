@@ -119,6 +119,35 @@ it('keys: created (the secret once, copied), used with the Anthropic SDK, disabl
   await shot(page, 'keys');
 });
 
+it('a review and its request say why it was flagged, what its observed usage costs, and why its charge is not its exact cost', async () => {
+  const { page } = ops;
+  // Each cut stream confirmed 25 input tokens at 0.3: 7.5 exactly; the first settlement charged 7 and carried 0.5, the second 8.
+  const [first, second] = d.store.getReviews();
+  expect([first?.charge, second?.charge]).toEqual([7, 8]);
+  await d.open(page, 'reviews');
+  await expect(page.locator('[data-part=carry-note]').textContent()).resolves.toContain('charges the whole units and carries the rest to the caller\'s next request');
+  const card = page.locator(`[data-review="${second?.requestId}"]`);
+  await expect(card.locator('[data-figure=flagged]').textContent()).resolves.toBe('its stream ended before the upstream\'s final usage: only the figures it confirmed were charged');
+  await expect(card.locator('[data-figure=review-detail]').textContent()).resolves.not.toBe('—');
+  await expect(card.locator('[data-figure=observed-cost]').textContent()).resolves.toBe('7.5 minor units');
+  await expect(card.locator('[data-figure=observed-charge]').textContent()).resolves.toBe('7 minor units');
+  await expect(card.locator('[data-figure=outstanding]').textContent()).resolves.toBe('0 minor units');
+  expect(await card.locator('dl.facts').first().textContent()).toContain('Charged so far8 minor units');
+
+  await d.open(page, `requests/${second?.requestId}`);
+  expect(await page.locator('dl.facts').first().textContent()).toContain('Charge8 minor unitsExact cost7.5 minor units');
+  await expect(page.locator('[data-part=carry-note]').textContent()).resolves.toMatch(/^A charge is in whole minor units; an exact cost is not\. Each settlement adds its exact cost to the caller's carried remainder/);
+  const review = page.locator('[data-part=review]');
+  await expect(review.getByRole('link', { name: 'Flagged for review' }).count()).resolves.toBe(1);
+  await expect(review.locator('[data-figure=observed-cost]').textContent()).resolves.toBe('7.5 minor units');
+  await shot(page, 'request-flagged');
+  // A request that was billed has no review section, and still the note.
+  const billed = d.store.getLog().find((e) => e.callerId === 'acme' && e.billingStatus === 'billed');
+  await d.open(page, `requests/${billed?.requestId}`);
+  expect(await page.locator('[data-part=review]').count()).toBe(0);
+  expect(await page.locator('[data-part=carry-note]').count()).toBe(1);
+});
+
 it('reviews: an empty amount waives one (the review charges 0), 7 is charged on the other, once; each resolved review shows its resolution', async () => {
   const { page } = ops;
   const [first, second] = d.store.getReviews().map((r) => r.requestId);
@@ -145,9 +174,9 @@ it('reviews: an empty amount waives one (the review charges 0), 7 is charged on 
 
   // Resolved, as the list shows them later: the decision and the total, not what the settlement charged.
   await d.open(page, 'reviews?all=1');
-  expect(await page.locator(`[data-review="${first}"] dl.facts`).textContent()).toContain(`Resolutionwaived`);
-  expect(await page.locator(`[data-review="${first}"] dl.facts`).textContent()).toContain(`Charged in all${settled} minor units`);
-  expect(await page.locator(`[data-review="${second}"] dl.facts`).textContent()).toContain(`Resolutioncharged 7 minor units more`);
+  expect(await page.locator(`[data-review="${first}"] dl.facts`).first().textContent()).toContain(`Resolutionwaived`);
+  expect(await page.locator(`[data-review="${first}"] dl.facts`).first().textContent()).toContain(`Charged in all${settled} minor units`);
+  expect(await page.locator(`[data-review="${second}"] dl.facts`).first().textContent()).toContain(`Resolutioncharged 7 minor units more`);
   expect(await page.getByText('Charged so far').count()).toBe(0);
   await d.open(page, 'reviews');
   await page.getByText('No open reviews').waitFor();

@@ -1,6 +1,6 @@
 /** What the dashboard shows, in Chromium: its tables whole at 1280 and 800 px, a key's grants (set, shown, edited), money with the configured label, chart axes with dates and the time zone. */
 import type { Page } from 'playwright-core';
-import { createAdminRouter, MemoryStore, type ModelEntry } from '../../lib';
+import { anthropicAdapter, createAdminRouter, failover, MemoryStore, openaiChatAdapter, type ModelEntry } from '../../lib';
 import { itLeftNoTrace, OPS, statusOf, useDashboard } from './dashboard';
 import { shot } from './browser';
 
@@ -16,14 +16,52 @@ beforeAll(async () => {
   // Names as long as real ones: a dated model id served under another upstream name, a caller named for its team.
   const live = d.gateway.models;
   const json = live.get().byId.get('claude-json') as ModelEntry;
+  // A failover group across formats, each member with its own model, one with its own prices; names besides its id.
+  const flagship = failover([
+    { upstream: anthropicAdapter({ baseURL: d.upstream.url, name: 'claude-eu' }), upstreamModel: 'claude-sonnet-4-5', pricing: { input: 300_000, output: 1_500_000 } },
+    { upstream: openaiChatAdapter({ baseURL: d.upstream.url, name: 'gpt-us' }), upstreamModel: 'gpt-5.1' },
+  ]);
   live.replace([...live.get().models.map((m) => (m.id === 'claude-json' ? { ...m, maxOutputTokens: 16_384 } : m)),
-    { ...json, id: 'acme-large-reasoning-2026-01-15', upstreamModel: 'claude-json', maxOutputTokens: 64_000, pricing: { input: 300_000, output: 1_500_000, cacheRead: 30_000, cacheWrite5m: 375_000, cacheWrite1h: 600_000, webSearch: 1_000_000 } }]);
+    { ...json, id: 'acme-large-reasoning-2026-01-15', upstreamModel: 'claude-json', maxOutputTokens: 64_000, pricing: { input: 300_000, output: 1_500_000, cacheRead: 30_000, cacheWrite5m: 375_000, cacheWrite1h: 600_000, webSearch: 1_000_000 } },
+    { id: 'flagship', capability: 'llm', upstream: flagship, pricing: { input: 125_000, output: 1_000_000 }, aliases: ['flagship-2026-01'], patterns: ['flagship-*'] }]);
   d.store.addKey(TEAM, { id: 'search-team-production-eu' });
+  const [team] = d.store.listKeys({ callerId: 'search-team-production-eu' }).items;
+  d.store.updateKey(team?.keyId as string, { metadata: { team: 'search', owner: 'ana.lopez@example.com', cost_center: 'eu-4711' } });
   d.store.credit({ callerId: 'search-team-production-eu', amount: 1_000_000, idempotencyKey: 'team-open' });
   for (let i = 0; i < 2; i++) await d.ask(ACME);
   await d.ask(TEAM, 'acme-large-reasoning-2026-01-15');
   expect(await statusOf(d.ask(ACME, 'claude-status-500'))).toBeGreaterThanOrEqual(500);
+  // A charge for every figure at once, as an agent's cached turn with a web search leaves in the ledger.
+  d.store.settle({
+    requestId: 'req_0123456789abcdef0123456789abcdef', callerId: 'acme', model: 'acme-large-reasoning-2026-01-15', endpoint: 'messages', cost: '1234.5', billingStatus: 'billed',
+    usage: { inputTokens: 1_200, cacheReadInputTokens: 30_000, cacheWrite5mInputTokens: 4_000, cacheWrite1hInputTokens: 6_000, outputTokens: 1_500, webSearchRequests: 2, searchUnits: 0, provenance: 'confirmed' },
+  });
 });
+
+/** How many lines of text each body row of the page's first table holds in `column`, and in its tallest cell (the row's lines). */
+function linesPerRow(page: Page, column: string): Promise<Array<{ cell: number; row: number }>> {
+  return page.evaluate((column) => {
+    const table = document.querySelector('main table') as HTMLTableElement;
+    const at = [...table.tHead?.rows[0]?.cells ?? []].findIndex((th) => th.textContent?.startsWith(column));
+    // The lines a cell's text takes: the tops of its text's line boxes, those within 4 px of each other one line (fonts differ in a cell).
+    const lines = (cell: Element): number => {
+      const tops: number[] = [];
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        tops.push(...[...range.getClientRects()].filter((r) => r.width > 0).map((r) => r.top));
+      }
+      return tops.sort((a, b) => a - b).filter((top, i) => i === 0 || top - (tops[i - 1] as number) > 4).length;
+    };
+    return [...table.tBodies[0]?.rows ?? []].map((row) => ({ cell: lines(row.cells[at] as Element), row: Math.max(...[...row.cells].map(lines)) }));
+  }, column);
+}
+
+/** Headings of the page's first table whose text is wider than their cell (cut off). */
+function cutHeadings(page: Page): Promise<string[]> {
+  return page.evaluate(() => [...document.querySelectorAll('main table thead th')].filter((th) => th.scrollWidth > th.clientWidth + 0.5).map((th) => th.textContent ?? ''));
+}
 
 /**
  * Where the named columns (heading and every cell) and buttons fall short of being seen: each must
@@ -61,9 +99,10 @@ describe.each([1280, 800])('at %i px', (width) => {
   let page: Page;
   beforeAll(async () => { ({ page } = await d.signedIn(OPS, d.admin, { viewport: { width, height: 800 } })); });
 
-  it('the models table shows Max output and every Edit button', async () => {
+  it('the models table shows Max output and every Edit button (at 1280 px, every price and the source too)', async () => {
     await d.open(page, 'models');
-    expect(await unseen(page, ['Model', 'Max output'], ['Edit…'])).toEqual([]);
+    const prices = ['input', 'cacheRead', 'cacheWrite5m', 'cacheWrite1h', 'output', 'webSearch', 'searchUnit', 'Source'];
+    expect(await unseen(page, ['Model', 'Max output', ...(width >= 1280 ? prices : [])], ['Edit…'])).toEqual([]);
     await shot(page, `models-${width}`);
   });
 
@@ -73,10 +112,23 @@ describe.each([1280, 800])('at %i px', (width) => {
     await shot(page, `requests-${width}`);
   });
 
-  it('the keys show their grants and every action', async () => {
+  it('the keys show every column, their headings whole, and every action', async () => {
     await d.open(page, 'keys');
-    expect(await unseen(page, ['Key', 'Status', 'Models', 'Limits'], ['Edit…', 'Disable', 'Rotate…', 'Revoke…'])).toEqual([]);
     await shot(page, `keys-${width}`);
+    expect(await unseen(page, ['Key', 'Caller', 'Status', 'Models', 'Limits', 'Metadata', 'Last used'], ['Edit…', 'Disable', 'Rotate…', 'Revoke…'])).toEqual([]);
+    expect(await cutHeadings(page)).toEqual([]);
+  });
+
+  it('the account ledger keeps each row to a few lines: what a charge was for, whole, beside its request', async () => {
+    await d.open(page, 'accounts/acme');
+    await shot(page, `ledger-${width}`);
+    expect(await unseen(page, ['Time', 'Kind', 'Amount', 'For', 'Request'], [])).toEqual([]);
+    expect(await cutHeadings(page)).toEqual([]);
+    const lines = await linesPerRow(page, 'For');
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    // Every figure of a charge at once (the newest row) in at most 3 lines; the other rows, two figures or none, in one.
+    expect(lines[0]?.row).toBeLessThanOrEqual(3);
+    expect(lines.slice(1).map((l) => l.row)).toEqual(lines.slice(1).map(() => 1));
   });
 });
 
@@ -131,6 +183,35 @@ it('keys: created with models, limits and metadata, shown in the list, edited; t
   await page.context().close();
 });
 
+it("models: a failover group shows each member with the model it is sent and its prices in effect (what a request it serves is charged); a model's names, edited", async () => {
+  const { page, context } = await d.signedIn(OPS);
+  await d.open(page, 'models');
+  const row = page.locator('tr', { hasText: 'flagship' });
+  expect(await row.locator('td').first().locator('code, small').allTextContents()).toEqual(['flagship', 'flagship-2026-01', 'flagship-*']);
+  expect(await row.locator('td').nth(2).locator('small').allTextContents()).toEqual(['claude-eu (claude-sonnet-4-5)', 'gpt-us (gpt-5.1)']);
+  // Each member's price in effect, the member beneath: the admin API's, which bills its requests; no model-wide price at 1 × input.
+  const view = ((await d.read('models')).items as Array<{ id: string; prices: unknown; members: Array<{ upstream: string; prices: Record<string, string> }> }>).find((m) => m.id === 'flagship');
+  expect(view?.prices).toBeNull();
+  for (const key of ['input', 'cacheRead', 'cacheWrite5m', 'output']) {
+    const cells = await row.locator(`td.price-${key} .member-price`).allTextContents();
+    expect(cells).toEqual(view?.members.map((m) => `${m.prices[key]}${m.upstream}`));
+  }
+  // A member's price that is its format's default is muted, and says so in its tooltip.
+  expect(await row.locator('td.price-cacheRead .member-price').evaluateAll((cells) => cells.map((c) => c.getAttribute('title')))).toEqual(['claude-eu: not set, the default of its format', 'gpt-us: not set, the default of its format']);
+  expect(await row.locator('td.price-input .member-price').allTextContents()).toEqual(['300000claude-eu', '125000gpt-us']);
+
+  await row.getByRole('button', { name: 'Edit…' }).click();
+  await page.getByText('Failover members with prices of their own keep them (claude-eu)').waitFor();
+  await page.getByLabel('Other names (aliases)').fill('flagship-2026-01, flagship-eu');
+  await page.getByRole('button', { name: 'Save catalog' }).click();
+  await page.locator('tr', { hasText: 'flagship-eu' }).waitFor();
+  expect(d.gateway.models.get().byId.get('flagship')?.aliases).toEqual(['flagship-2026-01', 'flagship-eu']);
+  const answer = await d.ask(ACME, 'flagship-eu');
+  expect(answer.model).toBe('flagship-eu');
+  await shot(page, 'models-failover');
+  await context.close();
+});
+
 it('money carries the configured label: cards, charts, balances, the ledger, the log, prices', async () => {
   const { page, context } = await d.signedIn(OPS);
   await d.open(page, 'overview');
@@ -145,7 +226,7 @@ it('money carries the configured label: cards, charts, balances, the ledger, the
   await d.open(page, `requests/${answered?.requestId}`);
   await expect(page.locator('[data-figure=charge]').textContent()).resolves.toBe(`${answered?.charge.toLocaleString('en-US')} USD cents`);
   await d.open(page, 'models');
-  await expect(page.locator('[data-part=units]').textContent()).resolves.toMatch(/^Prices in USD cents per million tokens \(webSearch: per 1,000 requests\);/);
+  await expect(page.locator('[data-part=units]').textContent()).resolves.toMatch(/^Prices in USD cents per million tokens \(webSearch: per 1,000 requests; searchUnit: per 1,000 search units\); "default": not set, the upstream format's default in effect; "review": not set, that usage is flagged for review\./);
   await shot(page, 'currency-account');
   await context.close();
 });
@@ -172,4 +253,4 @@ it('the label is checked when the router is made', () => {
   expect(make('€ cents')).not.toThrow();
 });
 
-itLeftNoTrace(d, 5);
+itLeftNoTrace(d, 6);

@@ -124,7 +124,7 @@ const item = fc.record({
   role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'developer'), weird),
   content: fc.oneof(json, fc.array(fc.record({ type: fc.oneof(fc.constantFrom('input_text', 'input_image', 'input_file', 'output_text', 'refusal'), weird), text: json, image_url: json, file_data: json }, { requiredKeys: [] }), { maxLength: 3 })),
   id: json, call_id: fc.oneof(weird, json), name: fc.oneof(weird, json), namespace: json, arguments: fc.oneof(weird, json.map((v) => JSON.stringify(v))), input: json, output: json,
-  summary: json, encrypted_content: fc.oneof(weird, weird.map((w) => `mgw.v1.${w}`)), tools: json,
+  summary: json, encrypted_content: fc.oneof(weird, weird.map((w) => `mgw.v1.${w}`), weird.map((w) => `mgw.v2.${w}`)), tools: json,
 }, { requiredKeys: [] });
 const validResponses = { model: 'claude-agent', input: [{ role: 'user', content: 'hi' }], max_output_tokens: 8 };
 const responsesBodies = fc.oneof(

@@ -1,21 +1,28 @@
 /** Runs the installed Claude Code (`claude -p`) headless against a base URL, sealed off from the developer's home and environment. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
 export interface RunClaudeOptions {
-  /** ANTHROPIC_BASE_URL: the gateway or a fake upstream. */
-  baseURL: string;
+  /** ANTHROPIC_BASE_URL: the gateway or a fake upstream; unset, whatever `home`'s settings or `commandLine` say. */
+  baseURL?: string;
   /** Sent as `x-api-key` (ANTHROPIC_API_KEY). */
   apiKey?: string;
   /** Sent as `Authorization: Bearer` (ANTHROPIC_AUTH_TOKEN); with apiKey too, Claude Code sends both headers. */
   authToken?: string;
   prompt: string;
-  model: string;
+  /** `--model`; unset, the model the settings or the environment name. */
+  model?: string;
   /** The working directory; under acceptEdits Claude Code writes only inside it. */
   cwd: string;
+  /** Files written as given under the throwaway HOME (e.g. `{'.claude/settings.json': text}`, as `model-gateway client-config`
+   * prints them). */
+  home?: Record<string, string>;
+  /** A shell command line run as written by bash (e.g. a documented `ANTHROPIC_BASE_URL=… claude --model …`), its `claude`
+   * this binary; the harness's headless arguments are appended to it. */
+  commandLine?: string;
   /** More variables (e.g. ENABLE_PROMPT_CACHING_1H=1); nothing else reaches the process. */
   extraEnv?: Record<string, string>;
   /** Kill the run after this long (default 20 s: inside jest's 30 s, so a hung run fails as a result, not a test timeout). */
@@ -59,11 +66,11 @@ function parse(stdout: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Runs `claude -p <prompt> --model <model> --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
+/** Runs `claude -p <prompt> [--model <model>] --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
  * and TMPDIR made for this run (and removed after), and an environment built from PATH and the variables below only.
  * The process (and anything it started) is killed at `timeoutMs`. */
-export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, extraEnv = {}, timeoutMs = 20_000 }: RunClaudeOptions): Promise<ClaudeRun> {
-  if (apiKey === undefined && authToken === undefined) throw new Error('runClaude: give apiKey (x-api-key) or authToken (Bearer)');
+export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, home, commandLine, extraEnv = {}, timeoutMs = 20_000 }: RunClaudeOptions): Promise<ClaudeRun> {
+  if (apiKey === undefined && authToken === undefined && commandLine === undefined && extraEnv.ANTHROPIC_AUTH_TOKEN === undefined) throw new Error('runClaude: give apiKey (x-api-key) or authToken (Bearer)');
   const root = await mkdtemp(path.join(os.tmpdir(), 'claude-run-'));
   const dirs = { HOME: 'home', XDG_CONFIG_HOME: 'xdg/config', XDG_CACHE_HOME: 'xdg/cache', XDG_DATA_HOME: 'xdg/data', XDG_STATE_HOME: 'xdg/state', TMPDIR: 'tmp' };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -72,9 +79,21 @@ export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd
     await mkdir(full, { recursive: true });
     env[name] = full;
   }
+  for (const [file, text] of Object.entries(home ?? {})) {
+    const full = path.join(env.HOME as string, file);
+    await mkdir(path.dirname(full), { recursive: true });
+    await writeFile(full, text);
+  }
+  if (commandLine !== undefined) {
+    // `claude` on the command line is this binary.
+    const bin = path.join(root, 'bin');
+    await mkdir(bin);
+    await symlink(claudeBinary(), path.join(bin, 'claude'));
+    env.PATH = `${bin}:${env.PATH}`;
+  }
   Object.assign(env, {
     CLAUDE_CODE_TMPDIR: env.TMPDIR,
-    ANTHROPIC_BASE_URL: baseURL,
+    ...(baseURL === undefined ? {} : { ANTHROPIC_BASE_URL: baseURL }),
     ...(apiKey === undefined ? {} : { ANTHROPIC_API_KEY: apiKey }),
     ...(authToken === undefined ? {} : { ANTHROPIC_AUTH_TOKEN: authToken }),
     DISABLE_TELEMETRY: '1',
@@ -83,11 +102,12 @@ export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd
     ...extraEnv,
   });
   // --strict-mcp-config: no MCP server from any config; --no-session-persistence: no transcript to write.
-  const args = ['-p', prompt, '--model', model, '--permission-mode', 'acceptEdits', '--output-format', 'json', '--strict-mcp-config', '--no-session-persistence'];
+  const args = ['-p', prompt, ...(model === undefined ? [] : ['--model', model]), '--permission-mode', 'acceptEdits', '--output-format', 'json', '--strict-mcp-config', '--no-session-persistence'];
   try {
     return await new Promise<ClaudeRun>((resolve, reject) => {
       // Its own process group, so a timeout kills whatever it started too.
-      const child = spawn(claudeBinary(), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const [command, argv] = commandLine === undefined ? [claudeBinary(), args] : ['/bin/bash', ['-c', `${commandLine} "$@"`, 'bash', ...args]];
+      const child = spawn(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on('data', (c: Buffer) => out.push(c));

@@ -16,7 +16,8 @@ export interface RunCodexOptions {
   /** Sent as `Authorization: Bearer` (through the provider's env_key). */
   apiKey: string;
   prompt: string;
-  model: string;
+  /** `-m <model>`; required with the harness's config. Unset with `home`: the model of the config written there, as a user runs it. */
+  model?: string;
   /** The working directory (a temporary, git-less folder): exec_command runs here, apply_patch paths resolve against it. */
   cwd: string;
   /** Provider retries; unset, Codex's own defaults apply (4 and 5), as for a user: a retried failure costs several requests. */
@@ -28,9 +29,15 @@ export interface RunCodexOptions {
    * and which silences the "model metadata not found" warning. False: Codex's bundled catalog (an unknown model gets fallback
    * metadata: no apply_patch, and a warning item). */
   catalog?: boolean;
-  /** Default true: `--dangerously-bypass-approvals-and-sandbox` (the namespace is the sandbox). Codex's own sandbox leaves the
-   * workspace read-only here: writes by commands and patches fail. */
+  /** Default true without `home`: `--dangerously-bypass-approvals-and-sandbox` (the namespace is the sandbox). Codex's own
+   * default sandbox leaves the workspace read-only: writes by commands and patches fail (`sandbox_mode = "workspace-write"` lets them). */
   bypassSandbox?: boolean;
+  /** Files written as given under the run's HOME instead of the harness's config (e.g. `{'.codex/config.toml': text}`, as
+   * `model-gateway client-config codex` prints them). CODEX_HOME is then unset (Codex reads `<HOME>/.codex`), the key goes in
+   * `keyVariable`, and the sandbox is the config's. */
+  home?: Record<string, string>;
+  /** The variable the key is passed in (the provider's env_key); default `GW_API_KEY`, the harness's config's. */
+  keyVariable?: string;
   /** More variables; nothing else from the test's environment reaches Codex. */
   extraEnv?: Record<string, string>;
   /** Kill the run (the whole namespace) after this long; default 20 s, inside jest's 30 s. */
@@ -110,6 +117,7 @@ export function catalogEntry(model: string): Record<string, unknown> {
 }
 
 async function writeConfig(home: string, o: RunCodexOptions, base: string): Promise<void> {
+  if (o.model === undefined) throw new Error('runCodex: give the model (the harness\'s config names none), or a home with a config that does');
   const provider: Record<string, string | number | boolean> = {
     name: 'gw', base_url: `${base}/v1`, env_key: 'GW_API_KEY', wire_api: 'responses', supports_websockets: false,
     ...(o.requestMaxRetries === undefined ? {} : { request_max_retries: o.requestMaxRetries }),
@@ -119,7 +127,7 @@ async function writeConfig(home: string, o: RunCodexOptions, base: string): Prom
   const lines = ['model_provider = "gw"', 'check_for_update_on_startup = false'];
   if (o.catalog ?? true) {
     const file = path.join(home, 'catalog.json');
-    await writeFile(file, JSON.stringify({ models: [catalogEntry(o.model)] }));
+    await writeFile(file, JSON.stringify({ models: [catalogEntry(o.model as string)] }));
     lines.push(`model_catalog_json = ${toml(file)}`);
   }
   lines.push('', '[analytics]', 'enabled = false', '', '[model_providers.gw]', ...Object.entries(provider).map(([k, v]) => `${k} = ${toml(v)}`));
@@ -137,7 +145,7 @@ function parseEvents(stdout: string): CodexEvent[] {
   });
 }
 
-/** Runs `codex exec --skip-git-repo-check --json --ephemeral [--dangerously-bypass-approvals-and-sandbox] -m <model> <prompt>`
+/** Runs `codex exec --skip-git-repo-check --json --ephemeral [--dangerously-bypass-approvals-and-sandbox] [-m <model>] <prompt>`
  * in `cwd`; the run and everything it started is killed at `timeoutMs`. */
 export async function runCodex(o: RunCodexOptions): Promise<CodexRun> {
   const target = new URL(o.baseURL);
@@ -149,9 +157,19 @@ export async function runCodex(o: RunCodexOptions): Promise<CodexRun> {
     env[name] = path.join(root, dir);
     await mkdir(env[name] as string, { recursive: true });
   }
-  Object.assign(env, { GW_API_KEY: o.apiKey, NO_COLOR: '1', ...o.extraEnv });
-  await writeConfig(env.CODEX_HOME as string, o, base);
-  const args = ['exec', '--skip-git-repo-check', '--json', '--ephemeral', ...((o.bypassSandbox ?? true) ? ['--dangerously-bypass-approvals-and-sandbox'] : []), '-m', o.model, o.prompt];
+  Object.assign(env, { [o.keyVariable ?? 'GW_API_KEY']: o.apiKey, NO_COLOR: '1', ...o.extraEnv });
+  if (o.home) {
+    delete env.CODEX_HOME; // Codex's default, as a user has it: <HOME>/.codex
+    for (const [file, text] of Object.entries(o.home)) {
+      const full = path.join(env.HOME as string, file);
+      await mkdir(path.dirname(full), { recursive: true });
+      await writeFile(full, text);
+    }
+  } else {
+    await writeConfig(env.CODEX_HOME as string, o, base);
+  }
+  const bypass = o.bypassSandbox ?? o.home === undefined;
+  const args = ['exec', '--skip-git-repo-check', '--json', '--ephemeral', ...(bypass ? ['--dangerously-bypass-approvals-and-sandbox'] : []), ...(o.model === undefined ? [] : ['-m', o.model]), o.prompt];
   try {
     const run = await spawnLoopbackOnly(target, codexBinary(), args, { cwd: o.cwd, env });
     let timedOut = false;

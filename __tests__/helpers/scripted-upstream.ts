@@ -9,6 +9,10 @@ import { startFake, type FakeServer } from './fake-server';
 export interface ScriptedAnswer {
   json?: string;
   sse?: string;
+  /** An HTTP error instead, to a request with or without `stream`: this status, `body` (JSON text) as written. */
+  error?: { status: number; body: string };
+  /** Awaited before the answer's headers: an upstream silent before its first byte. */
+  before?: () => Promise<void>;
 }
 
 export interface ScriptedUpstream extends FakeServer {
@@ -19,8 +23,13 @@ export interface ScriptedUpstream extends FakeServer {
 /** Starts the fake; a model with no answer set gets a 404, as a real upstream would. */
 export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const answers = new Map<string, ScriptedAnswer>();
-  const fake = await startFake((req, res) => {
+  const fake = await startFake(async (req, res) => {
     const answer = answers.get(String(req.body.model));
+    await answer?.before?.();
+    if (answer?.error) {
+      res.writeHead(answer.error.status, { 'content-type': 'application/json' });
+      return void res.end(answer.error.body);
+    }
     const text = req.body.stream === true ? answer?.sse : answer?.json;
     if (text === undefined) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -35,6 +44,9 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
 /** SSE frames of an Anthropic-format stream: `[event, data text]` pairs, the data written as given. */
 export const anthropicFrames = (frames: ReadonlyArray<readonly [string, string]>): string =>
   frames.map(([event, data]) => `event: ${event}\ndata: ${data}\n\n`).join('');
+
+/** SSE frames of a Responses stream: each event's data as given, without `event:` lines (the type is the data's). */
+export const responsesFrames = (events: readonly string[]): string => events.map((data) => `data: ${data}\n\n`).join('');
 
 /** SSE frames of an OpenAI-format stream: each chunk's data as given, then `[DONE]`. */
 export const openaiFrames = (chunks: readonly string[]): string => `${chunks.map((c) => `data: ${c}\n\n`).join('')}data: [DONE]\n\n`;

@@ -149,6 +149,14 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
     const added = [...current, { id: 'claude-new', capability: 'llm', upstream: 'anthropic', upstreamModel: 'claude-json', pricing: { input: '0.5', output: 2 } }];
     expect((await admin('PUT', '/models', { models: added })).body.models.map((m: { id: string }) => m.id)).toContain('claude-new');
     expect(await call(created.body.key, 'claude-new')).toBe(200); // serves at once
+    // A price per 1,000 search units has no default: shown null in effect until set (the document allows it).
+    const withUnits = [...added, { id: 'units', capability: 'llm', upstream: 'anthropic', pricing: { input: 0, searchUnit: '2.5' } }];
+    expect((await admin('PUT', '/models', { models: withUnits })).status).toBe(200);
+    const shown = (await admin('GET', '/models')).body.items as Array<{ id: string; pricing: unknown; prices: Record<string, unknown> }>;
+    expect(shown.find((m) => m.id === 'units')).toMatchObject({ pricing: { input: 0, searchUnit: '2.5' }, prices: { searchUnit: '2.5', input: '0' } });
+    expect(shown.find((m) => m.id === 'claude-new')?.prices).toMatchObject({ searchUnit: null, webSearch: '0' });
+    const plural = await admin('PUT', '/models', { models: [{ id: 'x', capability: 'llm', upstream: 'anthropic', pricing: { input: 0, searchUnits: 2 } }] });
+    expect(plural).toMatchObject({ status: 400, body: { error: { message: expect.stringMatching(/searchUnits/) } } });
     const duplicate = await admin('PUT', '/models', { models: [...added, { id: 'claude-new', capability: 'llm', upstream: 'anthropic', free: true }] });
     expect(duplicate).toMatchObject({ status: 400, body: { error: { message: 'models: the id "claude-new" is listed twice; ids must be unique.' } } });
     const badPrice = await admin('PUT', '/models', { models: [{ id: 'x', capability: 'llm', upstream: 'anthropic', pricing: { input: '0.1234567' } }] });

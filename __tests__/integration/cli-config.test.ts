@@ -38,6 +38,11 @@ const BAD: Array<[string, (c: string) => string, string]> = [
   ['a missing required key', (c) => c.replace('capability: llm, ', ''), 'config: models[0].capability: required; add it'],
   ['an environment variable not set', (c) => c.replace('UPSTREAM_KEY', 'UNSET_VARIABLE'), 'config: upstreams.anthropic.apiKey: environment variable UNSET_VARIABLE is not set'],
   ['a redis URL that is not one', (c) => `${c}redis: { url: "not a url" }\n`, 'config: redis.url: Invalid URL'],
+  ['a failover member on an upstream that does not exist', (c) => c.replace('upstream: anthropic,', 'failover: [{ upstream: anthropic }, { upstream: nope }],'), 'config: models[0].failover[1].upstream: "nope" is not in upstreams (defined: anthropic, cohere)'],
+  ['a failover member with a bad price', (c) => c.replace('upstream: anthropic,', 'failover: [{ upstream: anthropic, pricing: { input: cheap } }],'), 'config: models[0].failover[0]: pricing.input must be a non-negative number'],
+  ['both an upstream and failover members', (c) => c.replace('upstream: anthropic,', 'upstream: anthropic, failover: [{ upstream: anthropic }],'), 'config: models[0]: give "upstream" (an upstream\'s name) or "failover"'],
+  ['an alias that is another model\'s id', (c) => c.replace('admin:', '  - { id: haiku, capability: llm, upstream: anthropic, free: true, aliases: [claude] }\nadmin:'), 'config: models: option "models": the alias "claude" of "haiku" is the id of "claude"'],
+  ['a pattern without a wildcard', (c) => c.replace('upstream: anthropic,', 'upstream: anthropic, patterns: [claude-opus],'), 'config: models[0]: patterns[0] of "claude": "claude-opus" has no "*"'],
 ];
 
 it('the base config is valid', () => {

@@ -133,7 +133,7 @@ it('the sample config validates as shipped and starts (its ports set to 0 here)'
   const gw = start(['--config', copy], sampleEnv);
   try {
     await gw.waitFor(/mounts: .*admin API \/admin on :0, metrics \/metrics on :0, health \/livez \/readyz on :0/);
-    expect(gw.out()).toContain('models: claude (llm, anthropic), gpt (llm, openai), any-chat (llm, claude-or-gpt), rerank (rerank, cohere)');
+    expect(gw.out()).toContain('models: claude (llm, anthropic), gpt (llm, openai), any-chat (llm, failover to anthropic (claude-sonnet-4-5), then openai (gpt-4o-mini)), rerank (rerank, cohere)');
   } finally {
     await gw.stop();
   }

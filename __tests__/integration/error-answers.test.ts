@@ -1,11 +1,15 @@
 /** Answers in the right shape: unknown paths and methods as JSON errors, each route's own wire format at shutdown, auth messages naming the header sent. */
 import express from 'express';
+import OpenAI from 'openai';
 import request from 'supertest';
-import { createAdminRouter, MemoryStore } from '../../lib';
+import { createAdminRouter, MemoryStore, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { listen } from '../helpers/local';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
+import { startResponsesFake } from '../helpers/fake-responses';
 import type { GatedFake } from '../helpers/fake-server';
-import { addCaller, llmModels, startGateway, type RunningGateway } from '../helpers/gateway';
+import { addCaller, llmModels, PRICING, startGateway, type RunningGateway } from '../helpers/gateway';
+import { responsesViolations } from '../helpers/responses-grammar';
+import { parseFrames } from '../helpers/stream-grammar';
 import { refused } from '../helpers/config-error';
 
 let upstream: GatedFake;
@@ -22,7 +26,7 @@ describe('unknown paths and methods', () => {
   afterAll(() => gw.close());
 
   it.each([
-    ['GET', '/v1/messages', 'POST'], ['PUT', '/v1/chat/completions', 'POST'], ['GET', '/v1/messages/count_tokens', 'POST'],
+    ['GET', '/v1/messages', 'POST'], ['GET', '/v1/messages/count_tokens', 'POST'],
     ['DELETE', '/v1/rerank', 'POST'], ['GET', '/v2/rerank', 'POST'], ['POST', '/v1/models', 'GET, HEAD'], ['DELETE', '/v1/models/claude-json', 'GET, HEAD'],
   ])('%s %s: 405 with allow, in the standard shape with a request id', async (method, path, allow) => {
     const res = await request(gw.url)[method.toLowerCase() as 'get'](path);
@@ -36,6 +40,29 @@ describe('unknown paths and methods', () => {
     const res = await request(gw.url).get('/v1/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ type: 'error', error: { type: 'not_found_error' }, request_id: res.headers['request-id'] });
+  });
+
+  it.each([
+    ['POST', '/v1/chat/completion'], ['GET', '/v1/chat/completions/chatcmpl-1'], ['POST', '/v1/embeddings'], ['POST', '/v1/completions'], ['GET', '/v1/responses/resp_1/nothing'],
+  ])('%s %s, an OpenAI path not served: 404 in OpenAI\'s error shape', async (method, path) => {
+    const res = await request(gw.url)[method.toLowerCase() as 'get'](path);
+    expect(res.status).toBe(404);
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    expect(res.body).toEqual({ error: { type: 'invalid_request_error', code: 'not_found', param: null, message: `${method} ${path} was not found` } });
+  });
+
+  it('the openai SDK reads it: a NotFoundError with its message, code and type', async () => {
+    const client = new OpenAI({ apiKey: 'sk-none', baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const error = await client.embeddings.create({ model: 'x', input: 'Hi' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const { message, code, type } = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect([message, code, type]).toEqual(['404 POST /v1/embeddings was not found', 'not_found', 'invalid_request_error']);
+  });
+
+  it('PUT /v1/chat/completions: 405 with allow, in OpenAI\'s error shape', async () => {
+    const res = await request(gw.url).put('/v1/chat/completions');
+    expect([res.status, res.headers.allow]).toEqual([405, 'POST']);
+    expect(res.body).toEqual({ error: { type: 'invalid_request_error', code: 'method_not_allowed', param: null, message: 'PUT /v1/chat/completions: this path takes POST' } });
   });
 });
 
@@ -113,6 +140,36 @@ describe('shutdown ends each route in its own wire format', () => {
     } finally {
       upstream.openGates();
       await gw.close();
+    }
+  });
+
+  it('a Responses stream ends with response.failed, numbered in turn, over a translated and a native upstream', async () => {
+    const native = await startResponsesFake(() => ({ hang: true })); // headers, then silence: the gateway's keep-alive opens the stream
+    const models: ModelEntry[] = [...llmModels(upstream.url, upstream.url, ['claude-gated']),
+      { id: 'gpt-native', capability: 'llm', upstream: openaiResponsesAdapter({ baseURL: native.url }), agentReady: true, pricing: PRICING }];
+    const gw = await startGateway({ models, keepAliveMs: 50 });
+    const { key } = addCaller(gw.store);
+    try {
+      const readers = await Promise.all(['claude-gated', 'gpt-native'].map(async (model) => {
+        const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'Hi', stream: true }) });
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        let text = '';
+        while (!text.includes('event: response.in_progress')) text += Buffer.from((await reader.read()).value ?? []).toString(); // the stream is open
+        return { reader, text };
+      }));
+      await gw.router.close({ graceMs: 0 });
+      for (const { reader, text: start } of readers) {
+        let text = start;
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += Buffer.from(r.value).toString();
+        const frames = parseFrames(text);
+        expect(responsesViolations(frames)).toEqual([]);
+        expect(frames.at(-1)?.data).toMatchObject({ type: 'response.failed', response: { status: 'failed', error: { code: 'server_error', message: 'The gateway is shutting down; retry.' } } });
+        expect(text).not.toContain('data: {"error"');
+      }
+    } finally {
+      upstream.openGates();
+      await gw.close();
+      await native.close();
     }
   });
 });

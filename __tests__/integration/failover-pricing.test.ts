@@ -1,5 +1,5 @@
 /**
- * A failover group whose members speak different formats (examples/gateway.yaml's `claude-or-gpt`): each request's cache
+ * A failover group whose members speak different formats (examples/gateway.yaml's `claude-or-gpt`, `any-chat`): each request's cache
  * figures are priced by the format of the member that served it, which its attempt record names. A host's own failover
  * wrapper does the same through the adapter contract (`ctx.recordAttempt({ …, format })`).
  */

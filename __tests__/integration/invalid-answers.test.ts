@@ -1,8 +1,10 @@
 /**
  * Answers the gateway must not pass on, and what a plain-text (V1) model's client gets: tool-call
  * arguments that are not JSON end a stream with the `error` event and are billed as the same answer
- * in JSON is (not at all); a V1 model answers text only (thinking left out and still billed, a tool
- * call nobody offered refused). Through the official SDKs, over both upstream formats, both routes.
+ * in JSON is (not at all); an Anthropic tool_use whose input is not a JSON object, carried into the
+ * chat and Responses formats, likewise; a V1 model answers text only (thinking left out and still
+ * billed, a tool call nobody offered refused). Through the official SDKs, over both upstream formats,
+ * every route.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -11,6 +13,7 @@ import { addCaller, PRICING, startGateway, type RunningGateway } from '../helper
 import {
   anthropicMessage, anthropicStream, openaiChunk, openaiCompletion, openaiFrames, openaiUsageChunk, startScriptedUpstream, type ScriptedUpstream,
 } from '../helpers/scripted-upstream';
+import { responsesViolations } from '../helpers/responses-grammar';
 import { chatViolations, messagesViolations, parseFrames } from '../helpers/stream-grammar';
 
 let upstream: ScriptedUpstream;
@@ -23,7 +26,7 @@ const WEATHER = { name: 'get_weather', description: 'Weather of a city', input_s
 
 // Each model has its own upstream model name, which picks the scripted answer.
 const MODELS: Array<[id: string, format: 'anthropic' | 'openai', agentReady: boolean]> = [
-  ['oa-badargs', 'openai', true], ['oa-notobject', 'openai', true],
+  ['oa-badargs', 'openai', true], ['oa-notobject', 'openai', true], ['an-input-string', 'anthropic', true], ['an-input-array', 'anthropic', true],
   ['oa-v1-reasoning', 'openai', false], ['an-v1-thinking', 'anthropic', false], ['an-agent-thinking', 'anthropic', true],
   ['oa-v1-tool', 'openai', false], ['an-v1-tool', 'anthropic', false],
 ];
@@ -54,6 +57,14 @@ function scriptAnswers(): void {
   });
   upstream.answer('up-oa-badargs', badCall(['{"city": Par', 'is}']));
   upstream.answer('up-oa-notobject', badCall(['["Par', 'is"]']));
+  // An Anthropic tool_use whose input is not a JSON object: as a whole answer, and streamed in fragments.
+  const badInput = (input: string, fragments: readonly string[]) => ({
+    json: anthropicMessage(`[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":${input}}]`, '"tool_use"', ANTHROPIC_USAGE),
+    sse: anthropicStream([['{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}', fragments.map((f) => `{"type":"input_json_delta","partial_json":${JSON.stringify(f)}}`)]],
+      '"tool_use"', START_USAGE, '{"output_tokens":15}'),
+  });
+  upstream.answer('up-an-input-string', badInput('"Paris"', ['not json', ' {']));
+  upstream.answer('up-an-input-array', badInput('["Paris"]', ['["Par', 'is"]']));
   // Reasoning before the text, on a plain-text model.
   upstream.answer('up-oa-v1-reasoning', {
     json: openaiCompletion('{"role":"assistant","reasoning_content":"Let me think.","content":"Hello there"}', '"stop"', OPENAI_USAGE),
@@ -157,6 +168,41 @@ describe('tool-call arguments that are not a JSON object, from an OpenAI-format 
     expect(asStream).toMatchObject({ endpoint: 'chat_completions', status: 200, stream: true });
     expect(billingOf(asStream as RequestLogEntry)).toEqual(billingOf(asJson as RequestLogEntry));
     expect(asJson).toMatchObject({ errorCode: 'api_error', billingStatus: 'not_billed', charge: 0 });
+  });
+});
+
+describe('an Anthropic tool_use whose input is not a JSON object, on the chat and Responses routes', () => {
+  const INVALID = 'The upstream sent an invalid response.';
+  const chatTools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } }];
+  const responsesTools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: {} }, strict: false }];
+
+  it.each(['an-input-string', 'an-input-array'])('%s: an invalid answer, JSON and stream, never a completed call; not billed', async (model) => {
+    const { key, id } = addCaller(gw.store);
+    const json = await openai(key).responses.create({ model, input: 'Weather in Paris?', tools: responsesTools }).catch((e: unknown) => e);
+    expect(json).toMatchObject({ status: 500, type: 'server_error', message: expect.stringContaining(INVALID) });
+    const raw = await rawStream(key, { model, input: 'Weather in Paris?', tools: responsesTools }, '/v1/responses');
+    const frames = parseFrames(raw.text);
+    expect(responsesViolations(frames)).toEqual([]);
+    expect(frames.at(-1)?.data).toMatchObject({ type: 'response.failed', response: { error: { code: 'server_error', message: INVALID } } });
+    expect(frames.map((f) => f.event)).not.toContain('response.function_call_arguments.done');
+    expect(frames.map((f) => f.event)).not.toContain('response.output_item.done');
+
+    const chat = await openai(key).chat.completions.create({ model, messages: hello, tools: chatTools }).catch((e: unknown) => e);
+    expect(chat).toMatchObject({ status: 500, type: 'server_error' });
+    const seen: unknown[] = [];
+    const chatStream = await (async () => {
+      for await (const chunk of await openai(key).chat.completions.create({ model, messages: hello, tools: chatTools, stream: true })) seen.push(chunk);
+    })().catch((e: unknown) => e);
+    expect(chatStream).toBeInstanceOf(OpenAI.APIError);
+    expect(chatStream).toMatchObject({ type: 'server_error', message: expect.stringContaining(INVALID) });
+    expect(seen.map((c) => (c as { choices: Array<{ finish_reason: string | null }> }).choices[0]?.finish_reason).filter(Boolean)).toEqual([]); // never "tool_calls"
+
+    const entries = await entriesOf(id, 4);
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ errorCode: 'api_error', billingStatus: 'not_billed', charge: 0, cost: '0', detail: expect.stringMatching(/a tool call whose input is not a JSON object/) });
+    }
+    expect(entries.map((e) => [e.endpoint, e.stream])).toEqual([['responses', false], ['responses', true], ['chat_completions', false], ['chat_completions', true]]);
+    expect(gw.store.getAccount(id)).toMatchObject({ balance: 10_000_000, held: 0, carry: '0' });
   });
 });
 

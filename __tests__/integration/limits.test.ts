@@ -1,9 +1,14 @@
 /** Per-caller rpm, tpm and concurrency: each refuses with 429 + retry-after and recovers after its window. */
 import { randomBytes } from 'node:crypto';
+import express from 'express';
+import Redis from 'ioredis';
+import { createMetrics, health, type LoggerLike } from '../../lib';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { sleep, type GatedFake } from '../helpers/fake-server';
 import { addCaller, llmModels, logEntry, postMessages, startGateway, type RunningGateway } from '../helpers/gateway';
-import { dropPrefix, redisClient } from '../helpers/services';
+import { listen } from '../helpers/local';
+import { dropPrefix, REDIS_URL, redisClient } from '../helpers/services';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 
 let upstream: GatedFake;
 let gw: RunningGateway;
@@ -143,4 +148,90 @@ it('Redis counters: refused requests take no slot there either, and a Redis that
     await dropPrefix(redis, keyPrefix);
     redis.disconnect();
   }
+});
+
+// Redis made unreachable: the limits' client reaches the real Redis through a TCP proxy that the test cuts and restores.
+describe('Redis unreachable: limits fail closed (default) or open (limits.failOpen)', () => {
+  let proxy: TcpProxy;
+  let client: Redis;
+  let open: RunningGateway;
+  let closed: RunningGateway;
+  let probes: Awaited<ReturnType<typeof listen>>;
+  const keyPrefix = `test-${randomBytes(4).toString('hex')}`;
+  const warnings: Array<{ fields: object; message: string }> = [];
+  const logger: LoggerLike = { info: () => undefined, warn: (fields, message) => { if (message.startsWith('limits')) warnings.push({ fields, message }); }, error: () => undefined };
+  const metrics = createMetrics();
+
+  beforeAll(async () => {
+    const target = new URL(REDIS_URL);
+    proxy = await startTcpProxy(Number(target.port || 6379), target.hostname);
+    // As the binary builds its client (lib/cli/build.ts): reconnecting for ever, one retry per command.
+    client = new Redis(`redis://${target.hostname}:${proxy.port}`, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    client.on('error', () => undefined);
+    await client.connect();
+    const limits = { redis: client, keyPrefix, defaults: { rpm: 100, tpm: 100_000, concurrency: 5 } };
+    const models = llmModels(upstream.url, upstream.url, ['claude-json']);
+    open = await startGateway({ models, limits: { ...limits, failOpen: true }, logger, metrics });
+    closed = await startGateway({ models, limits });
+    const app = express();
+    app.get('/open/readyz', health({ redis: client, redisFailOpen: true, timeoutMs: 500 }).ready);
+    app.get('/closed/readyz', health({ redis: client, timeoutMs: 500 }).ready);
+    probes = await listen(app);
+  });
+  afterAll(async () => {
+    await Promise.all([open.close(), closed.close(), probes.close()]);
+    client.disconnect();
+    await proxy.close();
+    const redis = await redisClient();
+    await dropPrefix(redis, keyPrefix);
+    redis.disconnect();
+  });
+
+  const ready = async (mode: 'open' | 'closed'): Promise<{ status: number; body: unknown }> => {
+    const res = await fetch(`${probes.url}/${mode}/readyz`);
+    return { status: res.status, body: await res.json() };
+  };
+  const failOpenCount = async (): Promise<string> => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('model_gateway_limits_fail_open_total{')).join('\n');
+
+  it('reachable: both admit and count in Redis; cut: closed refuses with 500, open serves and bills with a warning, a metric and readiness degraded; restored: the limits apply again', async () => {
+    const a = addCaller(open.store, { limits: { rpm: 2 } });
+    const b = addCaller(closed.store, { limits: { rpm: 2 } });
+    expect((await call(a.key, 'claude-json', 64, open)).status).toBe(200);
+    expect((await call(b.key, 'claude-json', 64, closed)).status).toBe(200);
+    expect(await ready('open')).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'ok' } } });
+
+    proxy.cut();
+    for (const until = Date.now() + 5000; client.status === 'ready' && Date.now() < until;) await sleep(10);
+    expect(client.status).not.toBe('ready');
+
+    const refused = await call(b.key, 'claude-json', 64, closed);
+    expect(refused.status).toBe(500);
+    expect(JSON.parse(refused.body).error).toEqual({ type: 'api_error', message: 'Rate limiting is unavailable; retry later.' });
+    expect(await ready('closed')).toMatchObject({ status: 503, body: { status: 'unavailable', checks: { redis: 'unavailable' } } });
+
+    // Three calls, where rpm 2 would refuse the third: served without the limits, each billed on its confirmed usage.
+    const served = [];
+    for (let i = 0; i < 3; i++) served.push(await call(a.key, 'claude-json', 64, open));
+    expect(served.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const r of served) {
+      expect(await logEntry(open.store, r.requestId)).toMatchObject({
+        status: 200, billingStatus: 'billed', cost: '0.3', detail: expect.stringMatching(/^limits backend: .*; admitted without rpm, concurrency, tpm \(limits\.failOpen\)$/),
+      });
+    }
+    expect(open.store.getAccount(a.id)).toMatchObject({ balance: 10_000_000 - 1, held: 0, carry: '0.2' }); // 4 calls × 0.3 (one before the cut): each settled
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toEqual({ fields: { limits: ['rpm', 'concurrency', 'tpm'], cause: expect.any(String) }, message: 'limits backend unavailable: request admitted without its limits (limits.failOpen)' });
+    expect(await failOpenCount()).toBe(['rpm', 'concurrency', 'tpm'].map((limit) => `model_gateway_limits_fail_open_total{limit="${limit}"} 3`).join('\n'));
+    expect(await ready('open')).toMatchObject({ status: 200, body: { status: 'degraded', checks: { redis: 'degraded' } } });
+
+    proxy.restore();
+    for (const until = Date.now() + 10_000; client.status !== 'ready' && Date.now() < until;) await sleep(20);
+    expect(client.status).toBe('ready');
+    expect(await ready('open')).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'ok' } } });
+    const fresh = addCaller(open.store, { limits: { rpm: 2 } });
+    const again = [];
+    for (let i = 0; i < 3; i++) again.push((await call(fresh.key, 'claude-json', 64, open)).status);
+    expect(again).toEqual([200, 200, 429]);
+    expect(warnings).toHaveLength(3);
+  });
 });

@@ -50,7 +50,9 @@ describe('an unknown model with tools is a 404, not a V1 refusal', () => {
     expect(error).toBeInstanceOf(Anthropic.NotFoundError);
     const { status, requestID, error: body } = error as InstanceType<typeof Anthropic.NotFoundError>;
     expect(status).toBe(404);
-    expect((body as { error: { type: string } }).error.type).toBe('not_found_error');
+    expect((body as { error: { type: string; message: string } }).error).toEqual({
+      type: 'not_found_error', message: 'model: "claude-not-in-the-catalog" was not found; GET /v1/models lists the models this key can use',
+    });
     expect(await logEntry(gw.store, requestID as string)).toMatchObject({ model: 'claude-not-in-the-catalog', status: 404, errorCode: 'not_found_error', billingStatus: 'not_billed' });
     expect(upstream.requests).toHaveLength(0);
     // Metrics give a name a client made up no series of its own.
@@ -62,10 +64,19 @@ describe('an unknown model with tools is a 404, not a V1 refusal', () => {
     const tools = [{ type: 'function' as const, function: { name: 'Write', parameters: { type: 'object' } } }];
     const error = await client.chat.completions.create({ model: 'gpt-unknown', tools, messages: [{ role: 'user', content: 'Hi' }] }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-    const { status, code, headers } = error as InstanceType<typeof OpenAI.NotFoundError>;
-    expect([status, code]).toEqual([404, 'model_not_found']); // OpenAI's terms
+    const { status, code, param, headers, error: body } = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect([status, code, param]).toEqual([404, 'model_not_found', 'model']); // OpenAI's terms
+    expect((body as { message: string }).message).toBe('model: "gpt-unknown" was not found; GET /v1/models lists the models this key can use');
     const entry = await logEntry(gw.store, headers.get('request-id') as string);
     expect(entry).toMatchObject({ model: 'gpt-unknown', endpoint: 'chat_completions', status: 404 });
+  });
+
+  it('the openai SDK gets the same on Responses', async () => {
+    const client = new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+    const error = await client.responses.create({ model: 'claude-sonnet', input: 'Hi' }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const { code, param, error: body } = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect([code, param, (body as { message: string }).message]).toEqual(['model_not_found', 'model', 'model: "claude-sonnet" was not found; GET /v1/models lists the models this key can use']);
   });
 
   it('count_tokens and a model outside the allow-list: 404 too; a long name is logged at most 256 characters', async () => {

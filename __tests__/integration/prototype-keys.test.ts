@@ -7,7 +7,7 @@
  */
 import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { anthropicAdapter, cohereAdapter, createAdminRouter, createGatewayRouter, MemoryStore, openaiChatAdapter, type ModelEntry } from '../../lib';
+import { anthropicAdapter, cohereAdapter, createAdminRouter, createGatewayRouter, MemoryStore, openaiChatAdapter, openaiResponsesAdapter, type ModelEntry } from '../../lib';
 import { addCaller, PRICING } from '../helpers/gateway';
 import { listen } from '../helpers/local';
 import {
@@ -31,6 +31,7 @@ beforeAll(async () => {
     { id: 'v1-an', capability: 'llm', upstream: anthropic, upstreamModel: 'up-an', pricing: PRICING },
     { id: 'v1-oa', capability: 'llm', upstream: openai, upstreamModel: 'up-oa', pricing: PRICING },
     { id: 'agent-oa', capability: 'llm', upstream: openai, upstreamModel: 'up-oa', pricing: PRICING, agentReady: true },
+    { id: 'agent-rs', capability: 'llm', upstream: openaiResponsesAdapter({ baseURL: upstream.url, apiKey: 'sk-up' }), upstreamModel: 'up-rs', pricing: PRICING, agentReady: true },
     { id: 'rerank', capability: 'rerank', upstream: cohereAdapter({ baseURL: upstream.url, apiKey: 'sk-up' }), pricing: { input: 1 } },
   ];
   const gateway = createGatewayRouter({ store, models });
@@ -86,6 +87,7 @@ describe.each(PROTOTYPE_NAMES.map((n) => [n]))('%s over the wire', (name) => {
     const cases: Array<[string, string, RegExp]> = [
       ['/v1/messages', withField(name, { model: 'v1-an', max_tokens: 5, messages }), /Extra inputs are not permitted/],
       ['/v1/messages', withField(name, { model: 'agent-oa', max_tokens: 5, messages }), /an OpenAI-format upstream has no such field/],
+      ['/v1/messages', withField(name, { model: 'agent-rs', max_tokens: 5, messages }), /a Responses upstream has no such field/],
       ['/v1/messages/count_tokens', withField(name, { model: 'v1-an', messages }), /Extra inputs are not permitted/],
       ['/v1/chat/completions', withField(name, { model: 'v1-oa', messages }), /Extra inputs are not permitted/],
       ['/v1/chat/completions', withField(name, { model: 'agent-oa', messages }), /Extra inputs are not permitted/],

@@ -1,10 +1,15 @@
-/** POST /v1/rerank and /v2/rerank: every provider format, one answer shape, token-first billing, review flags. */
+/** POST /v1/rerank and /v2/rerank: every provider format, one answer shape, token-first billing, search units at their price, review flags. */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { CohereClient, CohereClientV2 } from 'cohere-ai';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../../lib';
-import type { ModelEntry } from '../../lib';
+import type { ModelEntry, RequestLogEntry } from '../../lib';
 import { SECRET_MARKER, UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';
 import { score, startRerankFake } from '../helpers/fake-rerank';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';
+import { BOTH_STORES, type MadeStore } from '../helpers/services';
+import { buildModels } from '../../lib/cli/build';
+import { loadConfig } from '../../lib/cli/config';
 
 const fakes: Record<string, FakeServer> = {};
 let gw: RunningGateway;
@@ -179,5 +184,79 @@ describe('the official cohere-ai SDK as a client', () => {
     expect(r2.results.map((r) => [r.index, r.relevanceScore])).toEqual([[1, 0.9], [3, 0.7]]);
     expect(r2.meta?.apiVersion?.version).toBe('2');
     expect(r2.meta?.billedUnits?.searchUnits).toBe(1);
+  });
+});
+
+// Cohere reports only `search_units` (one per query of up to 100 documents): a searchUnit price bills them exactly.
+// The priced model is examples/gateway.yaml's own `rerank`, read by the binary's config loader (200 per 1,000 search units).
+describe.each(BOTH_STORES)('Cohere search units through the cohere-ai SDK, on %s', (_kind, makeStore) => {
+  let made: MadeStore;
+  let priced: RunningGateway;
+  beforeAll(async () => {
+    made = await makeStore();
+    const env = { COHERE_BASE_URL: fakes.cohere!.url, COHERE_API_KEY: UPSTREAM_KEY, ANTHROPIC_API_KEY: 'unused', OPENAI_API_KEY: 'unused', DATABASE_URL: 'postgres://unused', REDIS_URL: 'redis://unused', ADMIN_TOKEN: 'unused-admin-token-0123456789', ADMIN_READ_TOKEN: 'unused-read-token-0123456789' };
+    const sample = buildModels(loadConfig(path.join(__dirname, '..', '..', 'examples', 'gateway.yaml'), env)).models.find((m) => m.id === 'rerank') as ModelEntry;
+    expect(sample.pricing).toEqual({ input: 0, searchUnit: 200 });
+    priced = await startGateway({
+      store: made.store as never,
+      models: [sample, { ...sample, id: 'rerank-unpriced', pricing: { input: 5 } }],
+    });
+  });
+  afterAll(async () => {
+    await priced.close();
+    await made.drop();
+  });
+
+  async function caller(balance: number): Promise<{ key: string; id: string }> {
+    const id = `units-${randomBytes(6).toString('hex')}`;
+    const key = `sk-units-${randomBytes(12).toString('hex')}`;
+    await made.store.addKey(key, { id });
+    if (balance > 0) await made.store.credit({ callerId: id, amount: balance, idempotencyKey: `opening-${id}` });
+    return { key, id };
+  }
+  async function entryOf(requestId: string): Promise<RequestLogEntry> {
+    for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 10))) {
+      const [entry] = (await made.store.listRequests({ requestId })).items;
+      if (entry) return entry;
+    }
+    throw new Error(`no log entry for ${requestId}`);
+  }
+  /** A rerank through the SDK (the v2 client, or the v1 client on /v1/rerank); the request id from its raw response. */
+  async function sdkRerank(key: string, model: string, v1 = false): Promise<string> {
+    const options = { token: key, environment: priced.url, maxRetries: 0 } as never;
+    const { data, rawResponse } = await (v1 ? new CohereClient(options).rerank({ model, query: 'q', documents: DOCS }).withRawResponse()
+      : new CohereClientV2(options).rerank({ model, query: 'q', documents: DOCS }).withRawResponse());
+    expect(data.meta?.billedUnits?.searchUnits).toBe(1);
+    return rawResponse.headers.get('request-id') as string;
+  }
+
+  it('the sample\'s searchUnit price bills each confirmed unit exactly: 0.2 a search, five searches charge 1 through the carry', async () => {
+    const { key, id } = await caller(1000);
+    const charges: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const entry = await entryOf(await sdkRerank(key, 'rerank', i % 2 === 1));
+      expect(entry).toMatchObject({ endpoint: 'rerank', billingStatus: 'billed', cost: '0.2', usage: { searchUnits: 1, inputTokens: 0, provenance: 'units_only' } });
+      charges.push(entry.charge);
+      if (i === 2) expect(await made.store.getAccount(id)).toEqual({ balance: 1000, held: 0, carry: '0.6', ledger: 1000 });
+    }
+    expect(charges).toEqual([0, 0, 0, 0, 1]);
+    expect(await made.store.getAccount(id)).toEqual({ balance: 999, held: 0, carry: '0', ledger: 999 });
+    expect((await made.store.listReviews({ callerId: id })).items).toEqual([]);
+  });
+
+  it('search units without a searchUnit price are never billed from a guess: charged 0, flagged for review', async () => {
+    const { key, id } = await caller(1000);
+    const requestId = await sdkRerank(key, 'rerank-unpriced');
+    expect(await entryOf(requestId)).toMatchObject({ billingStatus: 'needs_review', cost: '0', charge: 0, usage: { searchUnits: 1, provenance: 'units_only' } });
+    expect(await made.store.getAccount(id)).toMatchObject({ balance: 1000, held: 0, carry: '0' });
+    expect((await made.store.listReviews({ callerId: id })).items).toEqual([expect.objectContaining({ requestId, charge: 0, usage: expect.objectContaining({ searchUnits: 1 }) })]);
+  });
+
+  it('the hold covers the estimated search units: an empty balance is refused before the upstream call', async () => {
+    const { key } = await caller(0);
+    const before = fakes.cohere!.received.length;
+    const res = await fetch(`${priced.url}/v2/rerank`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'rerank', query: 'q', documents: DOCS }) });
+    expect(res.status).toBe(402);
+    expect(fakes.cohere!.received.length).toBe(before);
   });
 });

@@ -191,7 +191,7 @@ describe('reasoning across turns and families', () => {
     const first = await turn(codexBody('claude', [USER]));
     const output = first.response.output as Json[];
     expect(output.map((i) => i.type)).toEqual(['reasoning', 'function_call']);
-    expect(output[0]).toMatchObject({ summary: [{ type: 'summary_text', text: 'Plan: list files.' }], encrypted_content: expect.stringMatching(/^mgw\.v1\./) });
+    expect(output[0]).toMatchObject({ summary: [{ type: 'summary_text', text: 'Plan: list files.' }], encrypted_content: expect.stringMatching(/^mgw\.v2\./) });
     // Codex replays reasoning with content: null and its summary; here after the call, which changes nothing.
     const replay = [USER, output[1] as Json, { ...(output[0] as Json), content: null }, { type: 'function_call_output', call_id: 'toolu_ls', output: 'a.txt' }];
     await turn(codexBody('claude', replay));

@@ -135,6 +135,33 @@ describe('refusals name their field (param), before any upstream call', () => {
     expect(claude.calls().length).toBe(calls);
   });
 
+  // What the upstream would be asked about a body the client never sent (a native Responses upstream judges these itself).
+  it.each<[string, (model: string) => Json, string]>([
+    ['an include value the API does not have', (model) => responses(model, 'Hi', { include: ['reasoning.encrypted_content', 'bogus.x'] }), 'include.1'],
+    ['a function_call_output answering no call', (model) => responses(model, [{ role: 'user', content: 'Hi' }, { type: 'function_call_output', call_id: 'call_9', output: 'x' }]), 'input.1.call_id'],
+    ['a tool output before its call', (model) => responses(model, [
+      { role: 'user', content: 'Hi' }, { type: 'custom_tool_call_output', call_id: 'call_1', output: 'x' }, { type: 'custom_tool_call', call_id: 'call_1', name: 'f', input: 'y' },
+    ]), 'input.1.call_id'],
+  ])('%s: refused by name on both upstream formats, before any upstream call', async (_name, body, param) => {
+    for (const [model, upstream] of [['claude', claude], ['gpt', gpt]] as const) {
+      const calls = upstream.calls().length;
+      const res = await post('/v1/responses', body(model));
+      expect([model, res.status]).toEqual([model, 400]);
+      const error = ((await res.json()) as { error: Json }).error;
+      expect(error).toMatchObject({ type: 'invalid_request_error', param, code: 'invalid_value' });
+      expect(String(error.message).startsWith(`${param}: `)).toBe(true);
+      expect(upstream.calls().length).toBe(calls);
+    }
+  });
+
+  it('a tool output after its call, and every include value the API has, go up', async () => {
+    const include = ['reasoning.encrypted_content', 'message.output_text.logprobs', 'web_search_call.action.sources', 'web_search_call.results', 'file_search_call.results',
+      'code_interpreter_call.outputs', 'message.input_image.image_url', 'computer_call_output.output.image_url'];
+    const input = [{ role: 'user', content: 'Hi' }, { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: 'call_1', output: 'x' }];
+    const tools = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }];
+    for (const model of ['claude', 'gpt']) expect([model, (await post('/v1/responses', responses(model, input, { include, tools }))).status]).toEqual([model, 200]);
+  });
+
   it('on the chat route too', async () => {
     const res = await post('/v1/chat/completions', { model: 'claude', messages: [{ role: 'user' }] });
     expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'messages.0.content', code: 'missing_required_parameter' } });

@@ -121,3 +121,28 @@ it('with the gateway\'s store off, a chain is refused naming the option, and the
     await off.close();
   }
 });
+
+it('two adapters on one URL with different keys are two upstreams: a chain stored through one goes to the other as history, never by its id', async () => {
+  const shared = await startResponsesFake(turn('shared'), { idPrefix: 'resp_shared_' });
+  let firstDown = false;
+  shared.script = (req) => (firstDown && req.headers.authorization === 'Bearer key-1' ? down() : turn('shared')());
+  const upstream = failover([openaiResponsesAdapter({ baseURL: shared.url, apiKey: 'key-1', name: 'one' }), openaiResponsesAdapter({ baseURL: shared.url, apiKey: 'key-2', name: 'two' })], { attempts: 2, backoffMs: 1, failureThreshold: 100 });
+  const gw2 = await startGateway({ store: new MemoryStore(), models: [{ id: 'gpt', capability: 'llm', upstream, agentReady: true, pricing: PRICING }], responses: { store: true } });
+  try {
+    const { key } = addCaller(gw2.store);
+    const sdk = new OpenAI({ apiKey: key, baseURL: `${gw2.url}/v1`, maxRetries: 0 });
+    const first = await sdk.responses.create({ model: 'gpt', input: 'One' });
+    expect(shared.answers.at(-1)?.request.headers.authorization).toBe('Bearer key-1');
+    firstDown = true;
+    const second = await sdk.responses.create({ model: 'gpt', input: 'Two', previous_response_id: first.id });
+    const sent = shared.requests.filter((r) => r.headers.authorization === 'Bearer key-2');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body?.previous_response_id).toBeUndefined();
+    expect(sent[0]?.text).not.toContain('resp_shared_');
+    expect((sent[0]?.body?.input as Json[]).map((i) => i.role)).toEqual(['user', 'assistant', 'user']);
+    expect((await logEntry(gw2.store, requestIdOf(second.id))).detail).toContain('chain sent history resent (another upstream stored it)');
+  } finally {
+    await gw2.close();
+    await shared.close();
+  }
+});

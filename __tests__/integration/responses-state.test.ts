@@ -155,7 +155,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
       const second = await client().responses.create({ model, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: String(call?.call_id), output: 'sunny' }] });
       expect(await client().responses.retrieve(second.id)).toEqual(second);
       const reasoning = (await client().responses.retrieve(first.id, { include: ['reasoning.encrypted_content'] })).output.find((i) => i.type === 'reasoning');
-      expect(reasoning).toMatchObject({ encrypted_content: expect.stringMatching(/^mgw\.v1\./) });
+      expect(reasoning).toMatchObject({ encrypted_content: expect.stringMatching(/^mgw\.v2\./) });
       const items: Json[] = [];
       for await (const item of client().responses.inputItems.list(second.id, { order: 'asc', limit: 2 })) items.push(item as unknown as Json);
       expect(items.map((i) => i.type)).toEqual(['message', 'reasoning', 'function_call', 'function_call_output']);
@@ -164,7 +164,7 @@ describe.each(BOTH_STORES)('%s', (_name, make) => {
       expect(new Set(items.map((i) => i.id)).size).toBe(4);
       const desc = await raw('GET', `/v1/responses/${second.id}/input_items?include[]=reasoning.encrypted_content`, owner.key);
       expect((desc.body.data as Json[]).map((i) => i.id)).toEqual(items.map((i) => i.id).reverse());
-      expect((desc.body.data as Json[])[2]).toMatchObject({ type: 'reasoning', encrypted_content: expect.stringMatching(/^mgw\.v1\./) });
+      expect((desc.body.data as Json[])[2]).toMatchObject({ type: 'reasoning', encrypted_content: expect.stringMatching(/^mgw\.v2\./) });
       for (const [query, param] of [['limit=0', 'limit'], ['limit=ten', 'limit'], ['order=up', 'order'], ['after=msg_nowhere', 'after']]) {
         const bad = await raw('GET', `/v1/responses/${second.id}/input_items?${query}`, owner.key);
         expect([bad.status, (bad.body.error as Json).param, (bad.body.error as Json).type]).toEqual([400, param, 'invalid_request_error']);

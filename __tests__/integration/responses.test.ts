@@ -125,7 +125,7 @@ describe.each(FORMATS)('%s (%s-format upstream)', (model, format) => {
     expect(first.status).toBe('completed');
     expect(first.usage).toEqual(usageOf(CALL, format));
     const reasoning = first.output.find((i) => i.type === 'reasoning') as OpenAI.Responses.ResponseReasoningItem;
-    expect(reasoning).toMatchObject({ id: expect.stringMatching(/^rs_/), summary: [{ type: 'summary_text', text: 'Weather needs a tool.' }], encrypted_content: expect.stringMatching(/^mgw\.v1\./) });
+    expect(reasoning).toMatchObject({ id: expect.stringMatching(/^rs_/), summary: [{ type: 'summary_text', text: 'Weather needs a tool.' }], encrypted_content: expect.stringMatching(/^mgw\.v2\./) });
     expect(first.output.findIndex((i) => i.type === 'reasoning')).toBeLessThan(first.output.findIndex((i) => i.type === 'function_call'));
     // The client replays everything and adds the output, as Codex does.
     const second = await client().responses.create({ ...params, input: [...input, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: 'toolu_01Weather', output: '21 °C, sunny' }] });

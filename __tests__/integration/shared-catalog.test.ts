@@ -160,6 +160,27 @@ it('a restart (a new router on the store) and a reload (a replaced list) keep th
   expect(await charge(restarted, KEY)).toBe(55);
 });
 
+it("a model's names edited on A (an alias, a pattern) are answered on B within the bound, and reverted", async () => {
+  const a = await instance(made.store);
+  const b = await instance(storeB);
+  const ask = async (at: Instance, model: string): Promise<[number, unknown]> => {
+    const res = await fetch(`${at.url}/v1/messages`, {
+      method: 'POST', headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    return [res.status, ((await res.json()) as { model?: unknown }).model];
+  };
+  expect((await ask(b, 'claude-json-2026'))[0]).toBe(404);
+  const models = (await a.admin('GET', '/models')).body.items as Array<Record<string, unknown>>;
+  const named = models.map((m) => (m.id === 'claude-json' ? { ...m, aliases: ['claude-json-2026'], patterns: ['claude-json-v*'] } : m));
+  expect((await a.admin('PUT', '/models', { models: named })).status).toBe(200);
+  await new Promise((r) => setTimeout(r, OVERRIDE_MAX_AGE_MS));
+  expect([await ask(b, 'claude-json-2026'), await ask(b, 'claude-json-v9')]).toEqual([[200, 'claude-json-2026'], [200, 'claude-json-v9']]);
+  expect((await b.admin('GET', '/models')).body.items[0]).toMatchObject({ id: 'claude-json', aliases: ['claude-json-2026'], patterns: ['claude-json-v*'], override: { fields: { aliases: ['claude-json-2026'], patterns: ['claude-json-v*'] } } });
+  expect((await b.admin('DELETE', '/models/claude-json/override')).status).toBe(200);
+  expect((await ask(a, 'claude-json-2026'))[0]).toBe(404);
+});
+
 it('models added and withdrawn at runtime are shared too; a store without the role keeps the edit on its instance only, as before', async () => {
   const a = await instance(made.store);
   const b = await instance(storeB);

@@ -128,7 +128,7 @@ describe('model resolution', () => {
   it('unknown model: 404 not_found_error naming it', async () => {
     const res = await send('/v1/messages', { ...ok, model: 'nope' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toEqual({ type: 'not_found_error', message: 'model: nope' });
+    expect(res.body.error).toEqual({ type: 'not_found_error', message: 'model: "nope" was not found; GET /v1/models lists the models this key can use' });
   });
 
   it('wrong capability: 400 saying which capability the endpoint needs', async () => {

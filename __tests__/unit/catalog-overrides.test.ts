@@ -37,6 +37,23 @@ describe('applyOverrides()', () => {
     ]);
   });
 
+  it("serves an edit of a model's names; one that collides with the catalog (a model configured since) goes out of use, the latest first", () => {
+    const { catalog } = applyOverrides(configured, [override('m1', 'edit', { aliases: ['one'], patterns: ['m1-*'] })], adapterOf);
+    expect(['one', 'm1-x'].map((name) => catalog.resolve(name)?.id)).toEqual(['m1', 'm1']);
+    const reloaded = createCatalog([...configured.models, { id: 'one', capability: 'llm', upstream: a, free: true }]);
+    const later = applyOverrides(reloaded, [override('m1', 'edit', { aliases: ['one'] }, 1), override('m2', 'edit', { aliases: ['two'] }, 2), override('m4', 'add', { capability: 'llm', upstream: 'o', free: true, aliases: ['one'] }, 3)], adapterOf);
+    expect(later.applied.map((x) => [x.model, x.inUse, x.reason])).toEqual([
+      ['m1', false, 'the alias "one" of "m1" is the id of "one"; a name resolves to one model: remove or rename one.'],
+      ['m2', true, null],
+      ['m4', false, 'the alias "one" of "m4" is the id of "one"; a name resolves to one model: remove or rename one.'],
+    ]);
+    expect(later.catalog.models.map((m) => [m.id, m.aliases])).toEqual([['m1', undefined], ['m2', ['two']], ['one', undefined]]);
+    // Two overrides that collide only with each other: the latest goes out of use.
+    const both = applyOverrides(configured, [override('m1', 'edit', { aliases: ['x'] }, 1), override('m2', 'edit', { aliases: ['x'] }, 2)], adapterOf);
+    expect(both.applied.map((x) => [x.model, x.inUse])).toEqual([['m1', true], ['m2', false]]);
+    expect(both.catalog.resolve('x')?.id).toBe('m1');
+  });
+
   it('never withdraws every model', () => {
     const { catalog, applied } = applyOverrides(configured, [override('m1', 'remove'), override('m2', 'remove')], adapterOf);
     expect(catalog).toBe(configured);

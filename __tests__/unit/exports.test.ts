@@ -44,7 +44,7 @@ const TYPES = [
     'ServerToolResultBlock', 'ServerToolUseBlock', 'SetAsideWrite', 'SettleResult', 'SettledRecord', 'Settlement', 'ShutdownGate', 'SpendRow',
     'StatsReads', 'StopReason', 'StoredResponse', 'StoredResponsesOptions', 'StoredResponsesRoutes', 'StoredSession', 'StreamEvent', 'StreamItem',
     'TextBlock', 'ThinkingBlock', 'ThinkingConfig', 'TokenEstimate', 'Tool', 'ToolChoice', 'ToolResultBlock', 'ToolUseBlock', 'UndiciFetchOptions',
-    'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamTimeouts', 'Usage', 'UsageFigureName', 'UsageFigures',
+    'UnknownBlock', 'UpstreamAttempt', 'UpstreamCallContext', 'UpstreamFormat', 'UpstreamMember', 'UpstreamTimeouts', 'Usage', 'UsageFigureName', 'UsageFigures',
     'UsageProvenance', 'UsageQuery', 'UsageRecorder', 'ValidateOptions', 'ValidateResponsesOptions', 'WireFormat',
 ];
 

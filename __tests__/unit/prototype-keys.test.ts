@@ -68,7 +68,7 @@ describe.each(PROTOTYPE_NAMES.map((n) => [n]))('%s', (name) => {
 
   it('a pricing key: not a price, with no "use pricing.…" suggestion', () => {
     const problem = pricingProblem(withOwn({ input: 1 }, name) as never);
-    expect(problem).toBe(`pricing.${name} is not a price (prices: input, cacheRead, cacheWrite5m, cacheWrite1h, output, webSearch)`);
+    expect(problem).toBe(`pricing.${name} is not a price (prices: input, cacheRead, cacheWrite5m, cacheWrite1h, output, webSearch, searchUnit)`);
   });
 
   it('an adapter format: priced as one of no known format', () => {

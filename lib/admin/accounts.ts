@@ -1,7 +1,6 @@
-/** Admin routes for money and accounts: balance, held, carry; credits and debits by Idempotency-Key; ledger, spend, reviews; erasing stored responses. */
+/** Admin routes for money and accounts: balance, held, carry; credits and debits by Idempotency-Key; ledger, spend; erasing stored responses (reviews: reviews.ts). */
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../errors';
-import { enumOf } from '../schemas/shapes';
 import { page, paging, queryText, ref, timeSchema } from './schemas';
 import { audit, creditAudited } from './store';
 import { defineRoute, type AdminRoute } from './table';
@@ -53,23 +52,5 @@ export const accountRoutes: readonly AdminRoute[] = [
     method: 'get', path: '/spend', summary: 'Spend per caller × model × UTC day, by day, caller, then model', access: 'read', answer: page('Spend'),
     query: Type.Object({ from: timeSchema, to: timeSchema, callerId: Optional(queryText), ...paging }),
     handle: ({ query, ctx }) => ctx.store.spend(query),
-  }),
-  defineRoute({
-    method: 'get', path: '/reviews', summary: 'Reviews, oldest first (open only by default)', access: 'read', answer: page('Review'),
-    query: Type.Object({ callerId: Optional(queryText), open: Optional(Type.Boolean()), ...paging }),
-    handle: ({ query, ctx }) => ctx.store.listReviews(query),
-  }),
-  defineRoute({
-    method: 'post', path: '/reviews/{requestId}/resolve', summary: 'Charge or waive a flagged request, once', access: 'write',
-    body: Type.Object({
-      action: enumOf(['charge', 'waive']), amount: Optional(Type.Integer({ minimum: 0 })), reason: Type.String({ minLength: 1, maxLength: 1000 }),
-    }, { additionalProperties: false }),
-    answer: { type: 'object', required: ['applied', 'review'], properties: { applied: { type: 'boolean' }, review: ref('Review') } },
-    async handle({ params, body, res, actor, ctx }) {
-      const requestId = params.requestId ?? '';
-      const out = await ctx.store.resolveReview({ requestId, action: body.action, amount: body.amount, reason: body.reason, by: actor });
-      if (out.applied) await audit(ctx.store, res, `review.${body.action}`, `request:${requestId}`, null, out.review);
-      return out;
-    },
   }),
 ];

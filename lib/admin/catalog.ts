@@ -1,7 +1,9 @@
 /** The catalog the admin API shows and edits: the live catalog, the store's runtime overrides over it, and a model as the API shows it. */
 import { wordingOf } from '../config-errors';
 import { pricesInEffect } from '../billing/pricing';
+import type { PricedBy } from '../billing/settle';
 import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { isGroup, servingMembers, type ServingMember } from '../catalog-members';
 import { fieldsOf, sameValue } from '../catalog-fields';
 import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog-follow';
 import { overridesFor, type AppliedOverride } from '../catalog-overrides';
@@ -15,10 +17,23 @@ type Adapter = MessagesAdapter | RerankAdapter;
 
 export const overrideView = (o: AppliedOverride) => ({ model: o.model, kind: o.kind, fields: o.fields, configured: o.configured, actor: o.actor, at: o.at, inUse: o.inUse, reason: o.reason });
 
-/** A model as the admin API shows it (PUT takes it back as it is): every field, every price in effect, the override it serves with. */
-const modelView = (m: Readonly<ModelEntry>, override: AppliedOverride | undefined) => ({
-  id: m.id, ...fieldsOf(m), prices: m.pricing ? pricesInEffect(m.pricing, formatOf(m)) : null, override: override ? overrideView(override) : null,
-});
+/** Every price in effect for what bills a request, or null for none (a free model). */
+const pricesOf = (by: PricedBy): Record<string, string | null> | null => (by.pricing ? pricesInEffect(by.pricing, by.format) : null);
+
+/** A failover member as the admin API shows it: the model it is sent, its own prices as set, every price in effect for the requests it serves. */
+const memberView = (m: ServingMember) => ({ upstream: m.upstream, format: m.format ?? null, upstreamModel: m.upstreamModel, pricing: m.ownPricing ? m.pricing ?? null : null, prices: pricesOf(m) });
+
+/**
+ * A model as the admin API shows it (PUT takes it back as it is): every field, the override it
+ * serves with, and what its requests are charged: `prices` when every request is charged the same,
+ * else null and each failover member's own (a mixed group's cache prices depend on who serves).
+ */
+function modelView(m: Readonly<ModelEntry>, override: AppliedOverride | undefined) {
+  const members = isGroup(m) ? servingMembers(m).map(memberView) : null;
+  const one = pricesOf({ pricing: m.pricing, format: formatOf(m) });
+  const prices = members === null || members.every((x) => sameValue(x.prices, one)) ? one : null;
+  return { id: m.id, ...fieldsOf(m), prices, members, override: override ? overrideView(override) : null };
+}
 
 /** The catalog the admin API shows and edits: a live one (the gateway router's), and the store's overrides over it when the store keeps them. */
 export class AdminCatalog {
@@ -41,6 +56,12 @@ export class AdminCatalog {
     return this.live ?? (this.read && this.read());
   }
 
+  /** The catalog as it serves now (the store's runtime edits followed); none without a catalog. */
+  async current(): Promise<Catalog | undefined> {
+    await this.follower?.sync();
+    return this.read?.();
+  }
+
   async views(): Promise<ReturnType<typeof modelView>[]> {
     await this.follower?.sync();
     const inUse = new Map((this.follower?.overridesNow() ?? []).filter((o) => o.inUse && o.kind !== 'remove').map((o) => [o.model, o]));
@@ -58,8 +79,10 @@ export class AdminCatalog {
     for (const m of live.base().models) adapters.set(m.upstream.name, m.upstream);
     for (const m of live.get().models) adapters.set(m.upstream.name, m.upstream);
     for (const [name, adapter] of Object.entries(this.upstreams)) adapters.set(name, adapter);
-    return models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, prices: _prices, override: _override, ...m }, i) => {
-      const adapter = adapters.get(upstream);
+    // A model keeps its own adapter under its name (two failover groups of one name may differ in their members' models and prices).
+    const own = (id: string, name: string): Adapter | undefined => [live.get().byId.get(id), live.base().byId.get(id)].find((m) => m?.upstream.name === name)?.upstream;
+    return models.map(({ upstream, pricing, maxOutputTokens, displayName, createdAt, prices: _prices, members: _members, override: _override, ...m }, i) => {
+      const adapter = own(m.id, upstream) ?? adapters.get(upstream);
       if (!adapter) throw new GatewayError('invalid_request_error', `models.${i}.upstream: no adapter named "${upstream}" (known: ${[...adapters.keys()].join(', ')}).`);
       return { ...m, upstream: adapter, ...(pricing ? { pricing } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}), ...(displayName ? { displayName } : {}), ...(createdAt ? { createdAt } : {}) };
     });

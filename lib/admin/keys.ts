@@ -26,9 +26,17 @@ const patchBody = Type.Object(grants, { additionalProperties: false, minProperti
 type Grants = Static<typeof patchBody>;
 const keyId = (params: Record<string, string>): string => params.keyId ?? '';
 
-/** What a key's grants become: an allow-list naming a model the catalog (when given) does not serve is refused (400); a budget gets its defaults. */
+/**
+ * What a key's grants become: with a catalog given, an allow-list naming a model it does not serve is refused (400), one
+ * naming an alias or a pattern's name with the id to name; a budget gets its defaults.
+ */
 function checkModels<T extends Grants>(ctx: AdminContext, grantsOf: T): Omit<T, 'budget'> & Pick<KeyPatch, 'budget'> {
-  const unknown = ctx.models && unknownModel(grantsOf.models, ctx.models().byId);
+  const catalog = ctx.models?.();
+  const at = catalog ? grantsOf.models?.findIndex((id) => !catalog.byId.has(id)) ?? -1 : -1;
+  const name = grantsOf.models?.[at];
+  const model = name === undefined ? undefined : catalog?.resolve(name);
+  if (model) throw new GatewayError('invalid_request_error', `models.${at}: "${name}" is another name of "${model.id}"; an allow-list names catalog ids (its other names are allowed with it): use "${model.id}"`);
+  const unknown = catalog && unknownModel(grantsOf.models, catalog.byId);
   if (unknown) throw new GatewayError('invalid_request_error', unknown);
   const { budget, ...rest } = grantsOf;
   return { ...rest, ...(budget === undefined ? {} : { budget: budget === null ? null : limitsOf(budget, 'budget') }) };

@@ -37,12 +37,34 @@ const schemas = {
       sessionSource: { type: 'string', description: 'Where the session id was read: x-session-id, x-claude-code-session-id, session-id, session_id, prompt_cache_key, safety_identifier or user' },
     },
   },
-  /** One request with its Responses API response: its id, stored or why not, what it chained from (null: it made none). */
-  RequestDetail: { allOf: [ref('Request'), { type: 'object', required: ['response'], properties: { response: responseNoteSchema } }] },
+  /** One request with its Responses API response (its id, stored or why not, what it chained from; null: it made none) and its review (null: never flagged). */
+  RequestDetail: {
+    allOf: [ref('Request'), {
+      type: 'object', required: ['response', 'review'],
+      properties: { response: responseNoteSchema, review: { anyOf: [ref('Review'), { type: 'null' }], description: 'Its review when it was flagged (open or resolved), else null' } },
+    }],
+  },
   Review: {
-    type: 'object', required: ['requestId', 'callerId', 'model', 'endpoint', 'charge', 'usage', 'upstream', 'at', 'resolution'],
+    type: 'object', required: ['requestId', 'callerId', 'model', 'endpoint', 'charge', 'usage', 'upstream', 'detail', 'attempts', 'at', 'resolution', 'flagged', 'observed'],
     properties: {
-      requestId: { type: 'string' }, callerId: { type: 'string' }, model: { type: 'string' }, endpoint: { type: 'string' }, charge: { type: 'integer' }, usage, upstream: { type: ['string', 'null'] }, at: { type: 'integer' },
+      requestId: { type: 'string' }, callerId: { type: 'string' }, model: { type: 'string' }, endpoint: { type: 'string' },
+      charge: { type: 'integer', description: 'Whole minor units its settlement charged (the confirmed part only, through the caller\'s carried remainder)' },
+      usage, upstream: { type: ['string', 'null'] }, at: { type: 'integer' },
+      detail: { type: ['string', 'null'], description: 'Its request-log line\'s private detail: what was not believed or why the stream ended' },
+      attempts: { type: 'array', description: 'Its request-log line\'s upstream attempts' },
+      flagged: { type: 'string', description: 'Why it was flagged, in words, from its usage provenance' },
+      observed: {
+        description: 'What its observed usage costs at the model\'s prices now (null: the model is no longer in the catalog)',
+        anyOf: [{ type: 'null' }, {
+          type: 'object', required: ['cost', 'charge', 'outstanding', 'unpriced'], additionalProperties: false,
+          properties: {
+            cost: { type: 'string', description: 'Exact cost in minor units (a decimal)' },
+            charge: { type: ['integer', 'null'], description: 'The whole minor units of cost, rounded down: a charge never above the exact cost (a resolution carries no remainder); null beyond 2^53 - 1' },
+            outstanding: { type: ['integer', 'null'], description: 'charge less what the settlement and any resolution charged, at least 0: the amount that bills it' },
+            unpriced: { type: 'array', items: { enum: FIGURE_NAMES }, description: 'Figures observed that the model does not price (not in cost)' },
+          },
+        }],
+      },
       resolution: { anyOf: [{ type: 'null' }, { type: 'object', required: ['action', 'amount', 'by', 'reason', 'at'], properties: { action: { enum: ['charge', 'waive'] }, amount: { type: 'integer' }, by: { type: 'string' }, reason: { type: 'string' }, at: { type: 'integer' } } }] },
     },
   },

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { billingStatusSchema } from '../schemas/shapes';
 import { notFoundError } from './http';
+import { reviewOf } from './reviews';
 import { page, paging, queryText, ref, timeSchema } from './schemas';
 import { defineRoute, type AdminRoute } from './table';
 
@@ -16,15 +17,16 @@ export const recordRoutes: readonly AdminRoute[] = [
     }),
     handle: ({ query, ctx }) => ctx.store.listRequests(query),
   }),
-  // One request, with its Responses API response (stored or why not, chained from which) when it made one.
+  // One request, with its Responses API response (stored or why not, chained from which) when it made one, and its review when it was flagged.
   defineRoute({
-    method: 'get', path: '/requests/{requestId}', summary: 'One request, with its Responses API response if it made one', access: 'read', answer: ref('RequestDetail'),
+    method: 'get', path: '/requests/{requestId}', summary: 'One request, with its Responses API response if it made one and its review if it was flagged', access: 'read', answer: ref('RequestDetail'),
     async handle({ params, ctx }) {
       const requestId = params.requestId ?? '';
       const entry = (await ctx.store.listRequests({ requestId, limit: 1 })).items[0];
       if (!entry) throw notFoundError(`requestId: ${requestId}`);
       const note = await ctx.store.responses?.responseOfRequest(requestId);
-      return { ...entry, response: note ? { id: note.responseId, stored: note.stored, reason: note.reason, previousResponseId: note.previousResponseId } : null };
+      const review = await reviewOf(requestId, ctx);
+      return { ...entry, response: note ? { id: note.responseId, stored: note.stored, reason: note.reason, previousResponseId: note.previousResponseId } : null, review };
     },
   }),
   defineRoute({

@@ -4,7 +4,8 @@ import { budgetRoutes } from './budgets';
 import { keyRoutes } from './keys';
 import { modelRoutes } from './models';
 import { recordRoutes } from './records';
+import { reviewRoutes } from './reviews';
 import { statsRoutes } from './stats';
 import type { AdminRoute } from './table';
 
-export const ADMIN_ROUTES: readonly AdminRoute[] = [...keyRoutes, ...accountRoutes, ...budgetRoutes, ...recordRoutes, ...modelRoutes, ...statsRoutes];
+export const ADMIN_ROUTES: readonly AdminRoute[] = [...keyRoutes, ...accountRoutes, ...budgetRoutes, ...reviewRoutes, ...recordRoutes, ...modelRoutes, ...statsRoutes];

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricesSchema, pricingSchema } from '../billing/figure-schemas';
 import { capabilitySchema, enumOf, orNull } from '../schemas/shapes';
 import type { RequestLogEntry } from '../stores/types';
+import type { ReviewView } from './reviews';
 import type { Pricing } from '../types';
 
 const { Optional } = Type;
@@ -44,14 +45,24 @@ export const overrideSchema = Type.Object({
   actor: Type.String(), at: Type.Integer(), inUse: Type.Boolean(), reason: orNull(Type.String({ description: 'Why it is out of use' })),
 }, { additionalProperties: false });
 
+/** One member of a model's failover group as GET /models shows it: what a request it serves is sent and charged. */
+export const memberSchema = Type.Object({
+  upstream: Type.String({ description: 'The adapter\'s name' }), format: enumOf(['anthropic', 'openai', null]), upstreamModel: Type.String({ description: 'The model name it is sent' }),
+  pricing: Type.Unsafe<Pricing | null>({ ...pricingSchema, type: ['object', 'null'], description: 'Its own prices as set; null: the model\'s' }),
+  prices: Type.Unsafe<Record<string, string | null> | null>({ ...pricesSchema, type: ['object', 'null'], description: 'Every price in effect for the requests it serves, defaults by its format applied (null for one with no default not set); null for a free model' }),
+}, { additionalProperties: false });
+
 /** One model as PUT /models takes it (the OpenAPI document's Model and the PUT body derive from it). */
 export const modelSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }), capability: capabilitySchema, upstream: Type.String({ minLength: 1, description: 'An adapter by its name' }),
+  aliases: Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'More names callers may ask for it by' })),
+  patterns: Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 100, description: 'Name patterns it answers ("*": any run of characters), tried after every id and alias, the most specific first' })),
   upstreamModel: Optional(Type.String({ minLength: 1 })), free: Optional(Type.Boolean()), temperature: Optional(Type.Boolean()), maxOutputTokens: Optional(orNull(Type.Integer({ minimum: 1 }))),
   displayName: Optional(orNull(Type.String())), createdAt: Optional(orNull(Type.String())), agentReady: Optional(Type.Boolean()),
   clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),
   pricing: Optional(Type.Unsafe<Pricing | null>({ ...pricingSchema, type: ['object', 'null'] })),
-  prices: Optional(Type.Unsafe<Record<string, string> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (ignored by PUT)' })),
+  prices: Optional(Type.Unsafe<Record<string, string | null> | null>({ ...pricesSchema, description: 'Read-only: every price in effect, defaults applied (null for one with no default not set: that usage is flagged for review), when every request of the model is charged them; null when they depend on the failover member that serves (see members) or the model has none (ignored by PUT)' })),
+  members: Optional(Type.Union([Type.Array(memberSchema), Type.Null()], { description: 'Read-only: a failover group\'s members, each with the model it is sent and the prices in effect for the requests it serves; null for a single upstream (ignored by PUT)' })),
   override: Optional(Type.Union([overrideSchema, Type.Null()], { description: 'Read-only: the runtime override this model serves with, null when it is as configured (ignored by PUT)' })),
 }, { additionalProperties: false });
 
@@ -77,5 +88,5 @@ export const responseNoteSchema = Type.Union([Type.Null(), Type.Object({
   previousResponseId: orNull(Type.String()),
 }, { additionalProperties: false })]);
 
-/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one. */
-export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema> };
+/** One request as GET /requests/{requestId} shows it: its log entry, with its Responses API response if it made one, and its review if it was flagged. */
+export type RequestDetail = RequestLogEntry & { response: Static<typeof responseNoteSchema>; review: ReviewView | null };

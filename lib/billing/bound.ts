@@ -9,9 +9,11 @@
  * - server tools bounded (server-tools.ts): with U uses allowed, each bringing back at most
  *   `searchTokens`, the upstream samples at most U + 1 times, each reading at most the request and
  *   every use's input: input ≤ (U + 1) × (request + U × searchTokens);
+ * - rerank search units (Cohere: one query over up to 100 documents, a document split into chunks of
+ *   500 tokens with the query): each document makes at most ceil(bytes / (500 − query bytes)) chunks;
  * - every input token priced at the highest input-side price the model can bill (fresh input, cache
  *   reads, 5-minute and 1-hour cache writes, under every upstream format's defaults), every output
- *   token at the output price, every search at the search price.
+ *   token at the output price, every search and search unit at its price.
  */
 import type { Pricing, UpstreamFormat } from './figures';
 import { PICO_PER_UNIT, toPico } from './money';
@@ -33,7 +35,19 @@ export interface MediaBounds {
 export type BoundSettings = MediaBounds & ToolBounds;
 
 /** A request's bound: tokens and searches, or the field that makes it unbounded. */
-export type RequestBound = { inputTokens: number; outputTokens: number; searches: number } | { unbounded: string };
+export type RequestBound = { inputTokens: number; outputTokens: number; searches: number; searchUnits: number } | { unbounded: string };
+
+/** Tokens of one Cohere rerank chunk, the query's included; and documents per search unit. */
+const CHUNK_TOKENS = 500;
+const DOCUMENTS_PER_UNIT = 100;
+
+/** The most search units a rerank body can cost: every chunk a document may be split into, counted as a document. */
+function searchUnitsOf(query: number, documents: readonly unknown[]): number {
+  const room = Math.max(1, CHUNK_TOKENS - query);
+  let chunks = 0;
+  for (const d of documents) chunks += Math.max(1, Math.ceil(Buffer.byteLength(typeof d === 'string' ? d : JSON.stringify(d) ?? '', 'utf8') / room));
+  return Math.ceil(chunks / DOCUMENTS_PER_UNIT);
+}
 
 const MAX_DEPTH = 64;
 
@@ -92,14 +106,16 @@ export function requestBound(body: unknown, bounds: BoundSettings): RequestBound
   const tools = boundServerTools(b, bounds);
   if ('unbounded' in tools) return tools;
   const tally: Tally = { bytes: 0, tokens: FRAMING_TOKENS };
+  let searchUnits = 0;
   if (Array.isArray(b.documents)) {
     const query = typeof b.query === 'string' ? Buffer.byteLength(b.query, 'utf8') + 3 : 0;
     tally.bytes += query * b.documents.length;
+    searchUnits = searchUnitsOf(query, b.documents);
   }
   walk(b, tally, bounds, 0);
   const once = tally.bytes + tally.tokens;
   const max = typeof b.max_tokens === 'number' ? b.max_tokens : 0;
-  return { inputTokens: (tools.uses + 1) * (once + tools.uses * bounds.searchTokens), outputTokens: Math.max(0, Math.ceil(max)), searches: tools.searches };
+  return { inputTokens: (tools.uses + 1) * (once + tools.uses * bounds.searchTokens), outputTokens: Math.max(0, Math.ceil(max)), searches: tools.searches, searchUnits };
 }
 
 /** Every format a price default is taken for (undefined: an adapter of no known format). */
@@ -110,18 +126,20 @@ const FORMATS: readonly (UpstreamFormat | undefined)[] = ['anthropic', 'openai',
  * any upstream format (a failover group may serve from either), `outputTokens` at the output rate
  * and `searches` at the search price; 0 for a free model.
  */
-export function boundAmount(inputTokens: number, outputTokens: number, pricing: Pricing | undefined, searches = 0): number {
+export function boundAmount(inputTokens: number, outputTokens: number, pricing: Pricing | undefined, searches = 0, searchUnits = 0): number {
   if (!pricing) return 0;
   let input = 0;
   let output = 0;
   let search = 0;
+  let unit = 0;
   for (const format of FORMATS) {
     const r = ratesOf(pricing, format);
     input = Math.max(input, r.inputTokens, r.cacheReadInputTokens, r.cacheWrite5mInputTokens, r.cacheWrite1hInputTokens);
     output = Math.max(output, r.outputTokens);
     search = Math.max(search, r.webSearchRequests);
+    unit = Math.max(unit, r.searchUnits);
   }
-  const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output) + BigInt(searches) * BigInt(search);
+  const pico = BigInt(inputTokens) * BigInt(input) + BigInt(outputTokens) * BigInt(output) + BigInt(searches) * BigInt(search) + BigInt(searchUnits) * BigInt(unit);
   return Number((pico + PICO_PER_UNIT - 1n) / PICO_PER_UNIT);
 }
 

@@ -4,6 +4,8 @@
 export interface TokenEstimate {
   inputTokens: number;
   outputTokens: number;
+  /** Search units of a rerank body (priced by `searchUnit`); none: 0. */
+  searchUnits?: number;
 }
 
 /** Estimates tokens for a request body. Must be fast: it runs on every request. */
@@ -16,6 +18,8 @@ const PER_MESSAGE_OVERHEAD = 8;
 export const IMAGE_TOKENS = 1_600;
 /** Base64 characters of a PDF counted per token (a page of about 50 KB carries text and an image of about 2,000 tokens). */
 const PDF_CHARS_PER_TOKEN = 25;
+/** Documents one search unit ranks (Cohere: one query over up to 100 documents). */
+const DOCUMENTS_PER_SEARCH_UNIT = 100;
 /** Deepest nesting walked (the agent profile refuses deeper bodies; a host's own body is never walked deeper). */
 const MAX_DEPTH = 64;
 
@@ -70,7 +74,7 @@ function walk(value: unknown, tally: Tally, depth: number): void {
  * Default estimator for Messages, chat completions and rerank bodies. Input: ceil(characters / 3)
  * of the system, the messages (text, tool calls and results, thinking) and the tool definitions,
  * plus 8 per message, 1,600 per image and one per 25 base64 characters of a PDF; for rerank, the
- * query counts once per document. Output: `max_tokens` (or `max_completion_tokens`), the most the
+ * query counts once per document, and a search unit per 100 documents begun. Output: `max_tokens` (or `max_completion_tokens`), the most the
  * upstream may produce. It reads lengths and never copies text: its cost grows with the number
  * of parts, not their size.
  */
@@ -83,11 +87,15 @@ export const defaultEstimator: Estimator = (body) => {
     for (const m of b.messages) walk((m as { content?: unknown } | null)?.content, tally, 1);
     tally.tokens += PER_MESSAGE_OVERHEAD * b.messages.length;
   }
+  let searchUnits = 0;
   if (Array.isArray(b.documents)) {
     const query = typeof b.query === 'string' ? b.query.length : 0;
     walk(b.documents, tally, 0);
     tally.chars += query * b.documents.length;
+    searchUnits = Math.ceil(b.documents.length / DOCUMENTS_PER_SEARCH_UNIT);
   }
   const max = typeof b.max_tokens === 'number' ? b.max_tokens : typeof b.max_completion_tokens === 'number' ? b.max_completion_tokens : 0;
-  return { inputTokens: Math.ceil(tally.chars / CHARS_PER_TOKEN) + tally.tokens, outputTokens: Math.max(0, Math.floor(max)) };
+  const estimate: TokenEstimate = { inputTokens: Math.ceil(tally.chars / CHARS_PER_TOKEN) + tally.tokens, outputTokens: Math.max(0, Math.floor(max)) };
+  if (searchUnits > 0) estimate.searchUnits = searchUnits;
+  return estimate;
 };

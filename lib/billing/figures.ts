@@ -8,28 +8,38 @@
 /** The wire format an upstream speaks; it decides the default cache prices (and an agent request's path). */
 export type UpstreamFormat = 'anthropic' | 'openai';
 
-/** One figure: `price` is the Pricing field that bills it (none: never billed, flagged for review). */
+/** One figure: `price` is the Pricing field that bills it. */
 interface Figure {
-  readonly price: string | null;
+  readonly price: string;
   /** Units the price is for: a million tokens, a thousand requests. */
   readonly per: number;
+  /** What it counts, in the plural ("tokens", "requests"): the price is per `per` of them. */
+  readonly unit: string;
+  /**
+   * A price left out: `default` bills the figure at its default (0, or a multiple of the input
+   * price for cache figures); `review` never bills it: usage of only such figures is flagged for review.
+   */
+  readonly unset: 'default' | 'review';
   /** Its name in metrics labels and exports. */
   readonly name: string;
   readonly label: string;
+  /** Its label where room is short (the dashboard's ledger): "cache read". */
+  readonly short: string;
   /** Which tokens it counts, in the GenAI conventions' terms (tpm counts only tokens); null for other units. */
   readonly tokens: 'input' | 'output' | null;
 }
 
-const token = (price: string, name: string, label: string, tokens: 'input' | 'output' = 'input'): Figure => ({ price, per: 1_000_000, name, label, tokens });
+const token = (price: string, name: string, label: string, short: string, tokens: 'input' | 'output' = 'input'): Figure => ({ price, per: 1_000_000, unit: 'tokens', unset: 'default', name, label, short, tokens });
 
 export const USAGE_FIGURES = Object.freeze({
-  inputTokens: token('input', 'input', 'input tokens'),
-  cacheReadInputTokens: token('cacheRead', 'cache_read', 'cache-read input tokens'),
-  cacheWrite5mInputTokens: token('cacheWrite5m', 'cache_write_5m', 'cache-write input tokens (5 minutes)'),
-  cacheWrite1hInputTokens: token('cacheWrite1h', 'cache_write_1h', 'cache-write input tokens (1 hour)'),
-  outputTokens: token('output', 'output', 'output tokens', 'output'),
-  webSearchRequests: { price: 'webSearch', per: 1_000, name: 'web_search', label: 'web search requests', tokens: null },
-  searchUnits: { price: null, per: 1, name: 'search_units', label: 'search units (never billed: flagged for review)', tokens: null },
+  inputTokens: token('input', 'input', 'input tokens', 'input'),
+  cacheReadInputTokens: token('cacheRead', 'cache_read', 'cache-read input tokens', 'cache read'),
+  cacheWrite5mInputTokens: token('cacheWrite5m', 'cache_write_5m', 'cache-write input tokens (5 minutes)', 'cache write 5m'),
+  cacheWrite1hInputTokens: token('cacheWrite1h', 'cache_write_1h', 'cache-write input tokens (1 hour)', 'cache write 1h'),
+  outputTokens: token('output', 'output', 'output tokens', 'output', 'output'),
+  webSearchRequests: { price: 'webSearch', per: 1_000, unit: 'requests', unset: 'default', name: 'web_search', label: 'web search requests', short: 'web searches', tokens: null },
+  // Cohere bills rerank by search units (a query over up to 100 documents), quoted per thousand.
+  searchUnits: { price: 'searchUnit', per: 1_000, unit: 'search units', unset: 'review', name: 'search_units', label: 'search units', short: 'search units', tokens: null },
 } as const satisfies Record<string, Figure>);
 
 /** The name of a usage figure, e.g. `cacheReadInputTokens`. */
@@ -39,16 +49,23 @@ export type UsageFigureName = keyof typeof USAGE_FIGURES;
 export const FIGURE_NAMES = Object.freeze(Object.keys(USAGE_FIGURES) as UsageFigureName[]);
 
 /** A Pricing field, e.g. `cacheWrite1h`. */
-export type PriceField = NonNullable<(typeof USAGE_FIGURES)[UsageFigureName]['price']>;
+export type PriceField = (typeof USAGE_FIGURES)[UsageFigureName]['price'];
 
 /** The Pricing fields in table order (`input` first). */
-export const PRICE_FIELDS = Object.freeze(FIGURE_NAMES.map((n) => USAGE_FIGURES[n].price).filter((p): p is PriceField => p !== null));
+export const PRICE_FIELDS: readonly PriceField[] = Object.freeze(FIGURE_NAMES.map((n) => USAGE_FIGURES[n].price));
+
+/** The figure a price field bills. */
+export const figureOf = (field: PriceField): Figure => USAGE_FIGURES[FIGURE_NAMES.find((n) => USAGE_FIGURES[n].price === field) as UsageFigureName];
+
+/** Price fields that have no default: a figure of theirs without its price is flagged for review, never billed. */
+export const REVIEW_PRICES: readonly PriceField[] = Object.freeze(PRICE_FIELDS.filter((field) => figureOf(field).unset === 'review'));
 
 /**
  * Where the usage figures came from:
  * - `confirmed`: the upstream reported the final usage of the whole request;
  * - `partial`: a stream ended before the final usage; only the figures reported so far are known;
- * - `units_only`: the upstream reported only non-token units (e.g. Cohere `search_units`);
+ * - `units_only`: the upstream reported only non-token units (e.g. Cohere `search_units`): billed
+ *   when the model prices each of them (`searchUnit`), else flagged for review;
  * - `none`: the upstream reported nothing (e.g. TEI, or a failure before any usage);
  * - `implausible`: a figure beyond any real request (over 10^9, or output over `max_tokens`), kept as observed.
  */
@@ -71,7 +88,7 @@ export interface Usage extends Record<UsageFigureName, number> {
 export type UsageFigures = Partial<Omit<Usage, 'provenance'>> & { cacheCreationInputTokens?: number };
 
 /**
- * A price in minor units (e.g. cents) per million tokens (per thousand requests for web search):
+ * A price in minor units (e.g. cents) per million tokens (per thousand for web searches and search units):
  * a whole number, or a decimal with at most 6 decimals given as a number or a string (300, 0.25, "0.125").
  */
 export type Price = number | string;
@@ -80,21 +97,26 @@ export type Price = number | string;
  * Prices in minor units per million tokens; costs are exact (see README, Billing). Only `input` is
  * required: cache prices left out default per upstream format (Anthropic: read 0.1×, 5-minute
  * write 1.25×, 1-hour write 2× the input price; OpenAI: read 0.5×, no write fee), `output` to 0,
- * `webSearch` (per thousand requests) to 0.
+ * `webSearch` (per thousand requests) to 0. `searchUnit` (per thousand search units) has no
+ * default: without it, a request that reports only search units is flagged for review.
  */
 export type Pricing = { input: Price } & Partial<Record<Exclude<PriceField, 'input'>, Price>>;
 
 /** How many units a price field is quoted for (a million tokens, a thousand requests). */
-export const perOf = (field: PriceField): number => (FIGURE_NAMES.map((n) => USAGE_FIGURES[n]).find((f) => f.price === field) as Figure).per;
+export const perOf = (field: PriceField): number => figureOf(field).per;
 
-/** The unit a price is quoted in, for messages and documents. */
-export const priceUnit = (field: PriceField): string => (perOf(field) === 1_000_000 ? 'per million tokens' : `per ${perOf(field).toLocaleString('en-US')} requests`);
+/** The unit a price is quoted in, for messages and documents ("per million tokens", "per 1,000 search units"). */
+export function priceUnit(field: PriceField): string {
+  const { per, unit } = figureOf(field);
+  return `per ${per === 1_000_000 ? 'million' : per.toLocaleString('en-US')} ${unit}`;
+}
 
 /**
  * What a price left out defaults to, in percent of the input price, per upstream format: Anthropic's
  * multipliers (cache read 0.1×, 5-minute write 1.25×, 1-hour write 2×); OpenAI has no write fee and
  * bills cached reads at half the input price for its older models (set `cacheRead` for newer ones);
- * an adapter of no known format bills cache figures as input. `output` and `webSearch` default to 0.
+ * an adapter of no known format bills cache figures as input. `output` and `webSearch` default to 0
+ * (`searchUnit` has no default: see REVIEW_PRICES).
  */
 export const DEFAULT_PERCENT_OF_INPUT: Readonly<Record<UpstreamFormat | 'other', Readonly<Partial<Record<PriceField, number>>>>> = Object.freeze({
   anthropic: { cacheRead: 10, cacheWrite5m: 125, cacheWrite1h: 200 },

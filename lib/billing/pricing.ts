@@ -1,9 +1,9 @@
 /** Prices, exact to a millionth of a minor unit, their defaults per upstream format, and the exact cost of a usage. */
-import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, USAGE_FIGURES, type Price, type PriceField, type Pricing, type UpstreamFormat, type Usage, type UsageFigureName } from './figures';
+import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, REVIEW_PRICES, USAGE_FIGURES, type Price, type PriceField, type Pricing, type UpstreamFormat, type Usage, type UsageFigureName } from './figures';
 import { fromPico, PICO_PER_UNIT } from './money';
 import { ownEntry } from '../own';
 
-/** Largest price per million tokens accepted, in minor units (keeps every rate and cost exact); per thousand requests, a thousandth of it. */
+/** Largest price per million tokens accepted, in minor units (keeps every rate and cost exact); per thousand units, a thousandth of it. */
 const MAX_PRICE = 1_000_000_000;
 const maxPrice = (field: PriceField): number => (MAX_PRICE * perOf(field)) / 1_000_000;
 const PRICE = /^(\d{1,10})(?:\.(\d{1,6}))?$/;
@@ -44,7 +44,7 @@ export function ratesOf(pricing: Pricing, format?: UpstreamFormat): Rates {
     const out = {} as Record<UsageFigureName, number>;
     for (const name of FIGURE_NAMES) {
       const { price, per } = USAGE_FIGURES[name];
-      out[name] = price === null ? 0 : priceMicros(pricing, price, format) * (1_000_000 / per);
+      out[name] = priceMicros(pricing, price, format) * (1_000_000 / per);
     }
     rates = Object.freeze(out);
     byFormat.set(format ?? '', rates);
@@ -52,15 +52,23 @@ export function ratesOf(pricing: Pricing, format?: UpstreamFormat): Rates {
   return rates;
 }
 
-/** Every price in effect for a pricing and upstream format, defaults applied, as decimal strings of minor units per its unit. */
-export function pricesInEffect(pricing: Pricing, format?: UpstreamFormat): Record<PriceField, string> {
+/**
+ * Every price in effect for a pricing and upstream format, defaults applied, as decimal strings of
+ * minor units per its unit; null for a price without a default that is not set (its figure is flagged for review, never billed).
+ */
+export function pricesInEffect(pricing: Pricing, format?: UpstreamFormat): Record<PriceField, string | null> {
   const rates = ratesOf(pricing, format);
-  const out = {} as Record<PriceField, string>;
+  const out = {} as Record<PriceField, string | null>;
   for (const name of FIGURE_NAMES) {
     const { price, per } = USAGE_FIGURES[name];
-    if (price !== null) out[price] = fromPico(BigInt(rates[name]) * BigInt(per));
+    out[price] = pricing[price] === undefined && REVIEW_PRICES.includes(price) ? null : fromPico(BigInt(rates[name]) * BigInt(per));
   }
   return out;
+}
+
+/** The figures of a usage (counts above 0) whose price has no default and is not set: never billed, they leave the request for review. */
+export function unpricedFigures(usage: UsageFigureCounts, pricing: Pricing | undefined): UsageFigureName[] {
+  return FIGURE_NAMES.filter((name) => (usage[name] ?? 0) > 0 && REVIEW_PRICES.includes(USAGE_FIGURES[name].price) && pricing?.[USAGE_FIGURES[name].price] === undefined);
 }
 
 /**
@@ -75,12 +83,13 @@ function costPico(u: UsageFigureCounts, r: Rates): bigint | number {
   const write1h = u.cacheWrite1hInputTokens ?? 0;
   const output = u.outputTokens ?? 0;
   const searches = u.webSearchRequests ?? 0;
+  const units = u.searchUnits ?? 0;
   const fast = input * r.inputTokens + read * r.cacheReadInputTokens + write5m * r.cacheWrite5mInputTokens
-    + write1h * r.cacheWrite1hInputTokens + output * r.outputTokens + searches * r.webSearchRequests;
+    + write1h * r.cacheWrite1hInputTokens + output * r.outputTokens + searches * r.webSearchRequests + units * r.searchUnits;
   if (Number.isSafeInteger(fast)) return fast;
   const term = (n: number, rate: number): bigint => BigInt(n) * BigInt(rate);
   return term(input, r.inputTokens) + term(read, r.cacheReadInputTokens) + term(write5m, r.cacheWrite5mInputTokens)
-    + term(write1h, r.cacheWrite1hInputTokens) + term(output, r.outputTokens) + term(searches, r.webSearchRequests);
+    + term(write1h, r.cacheWrite1hInputTokens) + term(output, r.outputTokens) + term(searches, r.webSearchRequests) + term(units, r.searchUnits);
 }
 
 /**
@@ -114,7 +123,7 @@ export function weightedTokens(usage: Usage, pricing: Pricing | undefined, forma
 }
 
 /** A legacy or misspelt pricing field, and the one meant. */
-const RENAMED: Readonly<Record<string, PriceField>> = { cacheWrite: 'cacheWrite5m', cache_read: 'cacheRead', web_search: 'webSearch' };
+const RENAMED: Readonly<Record<string, PriceField>> = { cacheWrite: 'cacheWrite5m', cache_read: 'cacheRead', web_search: 'webSearch', searchUnits: 'searchUnit', search_units: 'searchUnit' };
 
 /** Checks a Pricing object; returns the problem in words, or undefined when it is valid. */
 export function pricingProblem(pricing: Pricing): string | undefined {

@@ -1,7 +1,7 @@
 /** The records a finished request leaves: its settlement, its request-log line and the upstream attempts the line lists. The stores keep them as they are. */
 import type { ErrorCode } from '../errors';
 import type { BillingStatus } from '../schemas/shapes';
-import type { UpstreamFormat, Usage } from './figures';
+import type { Pricing, UpstreamFormat, Usage } from './figures';
 
 /** The final money movement of one request. */
 export interface Settlement {
@@ -82,8 +82,12 @@ export interface UpstreamAttempt {
   ms: number;
   /**
    * The wire format of the upstream this attempt reached. The request's cache figures are priced
-   * by the format of the last successful attempt that carries one (the one that served), else by
-   * the model's adapter's; failover() sets it, and a host's own failover wrapper should too.
+   * by the format of the successful attempt that served it (see `servedBy()`), else by the
+   * model's adapter's; failover() sets it, and a host's own failover wrapper should too.
    */
   format?: UpstreamFormat;
+  /** The model name this attempt sent upstream (failover() records it: a member may have its own). */
+  model?: string;
+  /** The prices of the member this attempt reached, when it carries its own: they bill the request it served. */
+  pricing?: Pricing;
 }

@@ -73,7 +73,7 @@ export async function assemble(config: GatewayConfig, print: (line: string) => v
       const dashboard = c.admin?.dashboard === false ? false : sessions;
       const currency = c.admin?.currency === undefined ? {} : { currency: c.admin.currency };
       const admin = tokens ? buildAt('admin.tokens', () => createAdminRouter({ store: store.store, models: router.models, upstreams, tokens, dashboard, ...currency })) : undefined;
-      return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis } : {}) }), endpoints: upstreamEndpoints(c, upstreams) };
+      return { router, admin, checks: health({ store: store.store, router, ...(redis ? { redis, redisFailOpen: c.limits?.failOpen === true } : {}) }), endpoints: upstreamEndpoints(c, upstreams) };
     };
     let current = build(config);
     const retiring = new Set<Promise<void>>(); // routers a reload replaced, still finishing their requests

@@ -9,7 +9,9 @@ import { openaiChatAdapter } from '../upstreams/providers/openai-chat';
 import { openaiResponsesAdapter } from '../upstreams/providers/openai-responses';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../upstreams/providers/rerank-providers';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
-import { buildAt, ConfigError, configPath, type GatewayConfig, type UpstreamConfig } from './config';
+import { wordingOf } from '../config-errors';
+import type { UpstreamMember } from '../upstreams/members';
+import { buildAt, ConfigError, configPath, type GatewayConfig, type ModelConfig, type UpstreamConfig } from './config';
 
 type Adapter = MessagesAdapter | RerankAdapter;
 
@@ -78,14 +80,34 @@ function adapterOf(name: string, u: UpstreamConfig, built: Map<string, Adapter>)
   }
 }
 
+/** The adapter of a model: its upstream by name, or a failover group of its members (each with its own upstream model and prices). */
+function modelUpstream(m: ModelConfig, i: number, built: ReadonlyMap<string, Adapter>): Adapter {
+  const at = `models[${i}]`;
+  const named = (name: string, path: string): Adapter => {
+    const adapter = built.get(name);
+    if (!adapter) throw new ConfigError(`${path}: "${name}" is not in upstreams (defined: ${[...built.keys()].join(', ') || 'none'})`);
+    return adapter;
+  };
+  if ((m.upstream === undefined) === (m.failover === undefined)) {
+    throw new ConfigError(`${at}: give "upstream" (an upstream's name) or "failover" (its members: [{ upstream, upstreamModel?, pricing? }, …]), one of the two`);
+  }
+  if (m.upstream !== undefined) return named(m.upstream, `${at}.upstream`);
+  const members = (m.failover ?? []).map((f, j) => ({ ...f, upstream: named(f.upstream, `${at}.failover[${j}].upstream`) }));
+  try {
+    return members.every((f) => f.upstream.kind === 'rerank') ? failover(members as UpstreamMember<RerankAdapter>[]) : failover(members as UpstreamMember<MessagesAdapter>[]);
+  } catch (err) {
+    // failover()'s own words, its member numbered as the config's.
+    throw new ConfigError(wordingOf(err).replace(/^failover: member (\d+)/, `${at}.failover[$1]`).replace(/^failover: /, `${at}.failover: `));
+  }
+}
+
 /** The adapters (by config name, in order, so a failover group names those before it) and the models, checked by the catalog. */
 export function buildModels(config: GatewayConfig): { models: ModelEntry[]; upstreams: Record<string, Adapter> } {
   const built = new Map<string, Adapter>();
   for (const [name, u] of Object.entries(config.upstreams ?? {})) built.set(name, buildAt(configPath('upstreams', name), () => adapterOf(name, u, built)));
   const models = config.models.map((m, i): ModelEntry => {
-    const upstream = built.get(m.upstream);
-    if (!upstream) throw new ConfigError(`models[${i}].upstream: "${m.upstream}" is not in upstreams (defined: ${[...built.keys()].join(', ') || 'none'})`);
-    const { upstream: _name, ...rest } = m;
+    const upstream = modelUpstream(m, i, built);
+    const { upstream: _name, failover: _members, ...rest } = m;
     return { ...rest, upstream };
   });
   buildAt('models', () => createCatalog(models)); // the router's own createCatalog(models) finds it checked

@@ -1,6 +1,7 @@
 /** The JSON Schema of the standalone gateway's config file, the config's types derived from it (also written to dist/cli/config.schema.json for editors). */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pricingSchema } from '../billing/figure-schemas';
+import { MIN_REASONING_SECRET } from '../formats/openai-responses';
 import { RESPONSES_BOUNDS } from '../responses-options';
 import { capabilitySchema, enumOf, limitsSchema } from '../schemas/shapes';
 import type { Pricing } from '../types';
@@ -30,9 +31,21 @@ export const upstreamConfigSchema = Type.Object({
   maxSockets: Optional(Type.Integer({ minimum: 1, description: "Most connections open to this upstream at once (Node's http client then); default: no cap" })),
 }, { additionalProperties: false });
 
+/** One member of a model's failover group (`models[i].failover[j]`): an upstream by name, the model it is sent, its prices. */
+export const memberConfigSchema = Type.Object({
+  upstream: Type.String({ description: 'An upstream of `upstreams`, by name' }),
+  upstreamModel: Optional(Type.String({ minLength: 1, description: "The model name this member is sent (default: the model's upstreamModel, else its id)" })),
+  pricing: Optional(Type.Unsafe<Pricing>({ ...pricingSchema, description: "The prices of the requests this member serves (default: the model's)" })),
+}, { additionalProperties: false });
+
 /** One model of the config file (`models[i]`). */
 export const modelConfigSchema = Type.Object({
-  id: Type.String({ minLength: 1 }), capability: capabilitySchema, upstream: Type.String(), upstreamModel: Optional(Type.String()),
+  id: Type.String({ minLength: 1 }), capability: capabilitySchema,
+  aliases: Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'More names callers may ask for it by' })),
+  patterns: Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Name patterns it answers ("*": any run of characters), after every id and alias, the most specific first' })),
+  upstream: Optional(Type.String({ description: 'An upstream of `upstreams`, by name (or give "failover")' })),
+  failover: Optional(Type.Array(memberConfigSchema, { minItems: 1, description: 'Instead of "upstream": the members tried in order, each with its own upstream model and prices if it says so' })),
+  upstreamModel: Optional(Type.String()),
   pricing: Optional(Type.Unsafe<Pricing>(pricingSchema)),
   free: Optional(Type.Boolean()), temperature: Optional(Type.Boolean()), maxOutputTokens: Optional(Type.Integer({ minimum: 1 })), displayName: Optional(Type.String()), agentReady: Optional(Type.Boolean()),
   clampMaxTokens: Optional(Type.Boolean()), autoCache: Optional(Type.Boolean()),
@@ -47,7 +60,7 @@ export const configSchema = Type.Object({
   server: Optional(serverSchema),
   store: Optional(Type.Object({ type: enumOf(['memory', 'postgres']), url: Optional(Type.String()), schema: Optional(Type.String()), keyCacheMs: Optional(Type.Integer({ minimum: 0 })), requestLogRetentionDays: Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false })),
   redis: Optional(Type.Object({ url: Type.String() }, { additionalProperties: false })),
-  limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()) })),
+  limits: Optional(fields({ defaults: Optional(limitsSchema), keyPrefix: Optional(Type.String()), failOpen: Optional(Type.Boolean({ description: 'Redis down: true serves without the limits (a warning and a metric), false (default) refuses with 500' })) })),
   upstreams: Optional(Type.Unsafe<Record<string, UpstreamConfig>>({ type: 'object', additionalProperties: upstreamConfigSchema })),
   models: Type.Array(modelConfigSchema, { minItems: 1 }),
   admin: Optional(adminSchema),
@@ -59,6 +72,7 @@ export const configSchema = Type.Object({
     store: Optional(Type.Boolean()),
     retentionDays: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.retentionDays.min, maximum: RESPONSES_BOUNDS.retentionDays.max })),
     maxBytes: Optional(Type.Integer({ minimum: RESPONSES_BOUNDS.maxBytes.min, maximum: RESPONSES_BOUNDS.maxBytes.max })),
+    reasoningSecret: Optional(Type.String({ minLength: MIN_REASONING_SECRET, description: 'Authenticates the reasoning content Responses clients replay: the same on every instance' })),
   })),
 }, { $schema: 'http://json-schema.org/draft-07/schema#', $id: 'https://model-gateway.dev/config.schema.json', title: 'model-gateway config', additionalProperties: false });
 

@@ -53,8 +53,12 @@ export function watchRedis(redis: Redis, print: (line: string) => void): void {
   });
 }
 
-/** Connects the limits' Redis client. */
-export async function connectRedis(redis: Redis | undefined): Promise<void> {
+/**
+ * Connects the limits' Redis client. One that cannot be reached fails the start, unless the limits
+ * fail open (`limits.failOpen`): then the instance serves without them, says so, and ioredis keeps
+ * reconnecting (a line when it is reached).
+ */
+export async function connectRedis(redis: Redis | undefined, { failOpen = false, print }: { failOpen?: boolean; print?: (line: string) => void } = {}): Promise<void> {
   if (!redis) return;
   let cause: unknown; // the socket's own error ("connect ECONNREFUSED …"), where connect() says only "Connection is closed."
   const note = (err: unknown): void => { cause ??= err; };
@@ -62,7 +66,10 @@ export async function connectRedis(redis: Redis | undefined): Promise<void> {
   try {
     await redis.connect();
   } catch (err) {
-    throw new Error(`redis.url: Redis could not be reached: ${reason(cause ?? err)}; check redis.url and that Redis is running`);
+    const why = `Redis could not be reached: ${reason(cause ?? err)}`;
+    if (!failOpen) throw new Error(`redis.url: ${why}; check redis.url and that Redis is running`);
+    print?.(`redis: ${why}; serving with the limits failing open (limits.failOpen) until it is reached`);
+    redis.once('ready', () => print?.('redis: reached; the limits apply again'));
   } finally {
     redis.off('error', note);
   }

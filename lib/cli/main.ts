@@ -1,4 +1,4 @@
-/** The `model-gateway` command: serve, validate, migrate, and operator commands against the configured store. */
+/** The `model-gateway` command: serve, validate, migrate, operator commands against the configured store, and agent clients' set-up. */
 import { GatewayError } from '../errors';
 import { assemble } from './assemble';
 import { createStore } from './build';
@@ -7,8 +7,9 @@ import { requireMigrated } from './connect';
 import { CommandError, runCommand, UsageError } from './ops';
 import { serve } from './serve';
 import { onStop } from './stop-signals';
-import { upstreamLines } from './summary';
-import { COMMANDS, parseCommandLine, USAGE, usageOf } from './usage';
+import { configWarnings, upstreamLines } from './summary';
+import { clientConfig } from './client-config';
+import { checkOptions, COMMANDS, helpOf, parseCommandLine, usageOf } from './usage';
 
 /**
  * A memory store lives inside the gateway process that serves it: a command would open a new,
@@ -50,11 +51,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     json = args.flags.has('json');
     command = args.positional[0];
     if (args.flags.has('help') || command === 'help') {
-      print(USAGE);
+      print(helpOf(command === 'help' ? args.positional[1] : command));
       return 0;
     }
     if (command === undefined || !COMMANDS.has(command)) throw new UsageError(command === undefined ? 'no command given' : `unknown command: ${command}`);
+    checkOptions(command, args);
     const configFile = (args.flags.get('config') as string | undefined) ?? env.MODEL_GATEWAY_CONFIG;
+    if (command === 'client-config') {
+      const out = clientConfig(args, configFile, env);
+      print(json ? JSON.stringify(out.data) : out.human);
+      return 0;
+    }
     if (command === 'serve') {
       await serveUntilSignal(configFile, env, print);
       return 0;
@@ -65,7 +72,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       const gateway = await assemble(config, () => undefined); // every check serve makes; nothing listens or connects
       await gateway.close();
       const upstreams = gateway.endpoints();
-      print(json ? JSON.stringify({ valid: true, models: config.models.length, upstreams }) : [`${configFile}: valid (${config.models.length} models)`, ...upstreamLines(upstreams)].join('\n'));
+      const warnings = configWarnings(config);
+      print(json ? JSON.stringify({ valid: true, models: config.models.length, upstreams, ...(warnings.length > 0 ? { warnings } : {}) })
+        : [`${configFile}: valid (${config.models.length} models)`, ...upstreamLines(upstreams), ...warnings.map((w) => `  ${w}`)].join('\n'));
       return 0;
     }
     if (command !== 'migrate') refuseMemoryStore(config, args.positional.slice(0, 2).join(' '));

@@ -7,7 +7,7 @@ import { DEFAULT_PORT } from './apps';
 import { assemble, type Gateway } from './assemble';
 import { loadConfig, type GatewayConfig } from './config';
 import { connectRedis, migrateStore } from './connect';
-import { describeModels, upstreamLines } from './summary';
+import { configWarnings, describeModels, upstreamLines } from './summary';
 import { welcome, zeroConfig } from './zero-config';
 
 /** Writes a line for the operator (stdout). */
@@ -67,9 +67,36 @@ async function describeOverrides(gateway: Gateway): Promise<string | undefined> 
 /**
  * Runs the gateway; resolves once it listens, with `stop()`: new requests get 529 while the
  * listeners stay open (readiness 503, liveness 200) until the requests in flight finish or
- * `server.drainGraceMs` ends, then the ports close and billing is flushed.
+ * `server.drainGraceMs` ends, then the ports close and billing is flushed. SIGHUP reloads the
+ * file; it is taken from the start, so one sent while the gateway starts reloads once it serves
+ * (Node's default for SIGHUP would end the process).
  */
 export async function serve(configFile: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<{ stop(): Promise<void> }> {
+  let reload: (() => void) | undefined;
+  let asked = false;
+  const hangUp = (): void => {
+    if (reload) reload();
+    else asked = true;
+  };
+  process.on('SIGHUP', hangUp);
+  try {
+    const running = await start(configFile, env, print);
+    reload = running.reload;
+    if (asked) reload();
+    return {
+      stop: async () => {
+        process.off('SIGHUP', hangUp);
+        await running.stop();
+      },
+    };
+  } catch (err) {
+    process.off('SIGHUP', hangUp);
+    throw err;
+  }
+}
+
+/** Builds, migrates, listens and prints the summary; `reload` reads the file again. */
+async function start(configFile: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<{ stop(): Promise<void>; reload(): void }> {
   const zero = configFile === undefined ? zeroConfig(env) : undefined;
   const config = zero?.config ?? loadConfig(configFile as string, env);
   const gateway = await assemble(config, print);
@@ -78,7 +105,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   let applied: number[] | undefined;
   try {
     applied = await migrateStore(gateway.store);
-    await connectRedis(gateway.redis);
+    await connectRedis(gateway.redis, { failOpen: config.limits?.failOpen === true, print });
     servers = await listen(gateway, host, (port) => portSetting(config, port, zero !== undefined));
   } catch (err) {
     await gateway.close();
@@ -92,6 +119,7 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
   for (const line of upstreamLines(gateway.endpoints())) print(line);
   print(`  mounts: /v1 (public API)${gateway.mounts.length ? `, ${gateway.mounts.join(', ')}` : ''}`);
   if (servers.length > 1) print(`  ports: ${servers.map((s) => s.port).join(', ')}`);
+  for (const warning of configWarnings(config)) print(`  ${warning}`);
   const overrides = await describeOverrides(gateway).catch((err: unknown) => `runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`);
   if (overrides) print(`  ${overrides}`);
   if (config.admin && config.admin.dashboard !== false) print(`  dashboard: http://${host}:${servers.find((s) => s.configured === config.admin?.port)?.port ?? servers[0]?.port}${config.admin.path ?? '/admin'}/dashboard/ (sign in with an admin token)`);
@@ -108,14 +136,13 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
       print(`reloaded ${configFile}: models ${describeModels(next)}`);
       describeOverrides(gateway).then((line) => line && print(`  ${line}`), (err: unknown) => print(`  runtime catalog edits could not be read: ${err instanceof Error ? err.message : String(err)}`));
       for (const line of upstreamLines(gateway.endpoints())) print(line);
+      for (const warning of configWarnings(next)) print(`  ${warning}`);
     } catch (err) {
       print(`reload refused, the old config keeps serving: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
-  process.on('SIGHUP', reload);
 
   const stop = async (): Promise<void> => {
-    process.off('SIGHUP', reload);
     const drained = gateway.drain(); // refuses new requests from here on
     print('draining: new requests get 529, requests in flight finish, billing is flushed; the ports stay open until then');
     await drained;
@@ -125,5 +152,5 @@ export async function serve(configFile: string | undefined, env: NodeJS.ProcessE
     }
     await gateway.close();
   };
-  return { stop };
+  return { stop, reload };
 }

@@ -2,29 +2,30 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../version';
 import { UsageError, type Args } from './ops';
+import { closestKey } from './config-text';
+import { COMMAND_HELP, commandHelp } from './help';
 
-/** Each command's usage lines (one table: --help prints them all, a usage mistake its command's). */
-const COMMAND_USAGE: Record<string, string[]> = {
-  serve: ['model-gateway serve [--config gateway.yaml]     serve (no config: ANTHROPIC_API_KEY or OPENAI_API_KEY, memory store)'],
-  validate: ['model-gateway validate --config gateway.yaml    every check serve makes, without listening or reaching the store'],
-  migrate: ['model-gateway migrate --config gateway.yaml     create or upgrade the store\'s schema (serve does it too)'],
-  keys: ['model-gateway keys create <caller> [--models a,b] [--secret s] | list [--caller c] | disable|enable|revoke <keyId> | rotate <keyId> [--grace-seconds n]'],
-  credit: ['model-gateway credit <caller> <amount> --idempotency-key <key> [--create-account]'],
-  reviews: ['model-gateway reviews list [--caller c] | resolve <requestId> (--charge <amount> | --waive) --reason "<why>"'],
-};
+export const COMMANDS = new Set(Object.keys(COMMAND_HELP));
 
-export const COMMANDS = new Set(Object.keys(COMMAND_USAGE));
+const EXIT_CODES = 'exit codes: 0 done, 1 failed (a store, Redis or port out of reach, a schema behind), 2 bad usage, config or input (an unknown id…)';
 
 export const USAGE = `model-gateway ${VERSION}
 usage:
-${Object.values(COMMAND_USAGE).flat().map((line) => `  ${line}`).join('\n')}
+${Object.values(COMMAND_HELP).flatMap((c) => c.usage).map((line) => `  ${line}`).join('\n')}
 options: --config <file> (default: $MODEL_GATEWAY_CONFIG), --json (machine-readable output), --help
-exit codes: 0 done, 1 failed (a store, Redis or port out of reach, a schema behind), 2 bad usage, config or input (an unknown id…)`;
+model-gateway <command> --help explains a command and each of its options.
+${EXIT_CODES}`;
+
+/** `--help` after a command: its own help and the exit codes; the whole usage otherwise. */
+export function helpOf(command: string | undefined): string {
+  const help = command === undefined ? undefined : commandHelp(command);
+  return help === undefined ? USAGE : `${help}\n${EXIT_CODES}`;
+}
 
 /** What follows a usage mistake: the command's usage lines, or every command's when it is not known. */
 export function usageOf(command: string | undefined): string {
-  const lines = command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : undefined;
-  return lines ? `usage: ${lines.join('\n       ')}\n(model-gateway --help for every command)` : USAGE;
+  const help = command !== undefined && Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command] : undefined;
+  return help ? `usage: ${help.usage.join('\n       ')}\n(model-gateway ${command} --help explains each option)` : USAGE;
 }
 
 /** Every option of every command (one table, so a misspelt one is refused, not ignored). */
@@ -32,7 +33,11 @@ const OPTIONS = {
   config: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
   models: { type: 'string' }, secret: { type: 'string' }, caller: { type: 'string' }, 'grace-seconds': { type: 'string' },
   'idempotency-key': { type: 'string' }, 'create-account': { type: 'boolean' }, charge: { type: 'string' }, reason: { type: 'string' }, waive: { type: 'boolean' },
+  url: { type: 'string' }, model: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
+
+/** The names of every option the command line takes (each is some command's, in its --help). */
+export const OPTION_NAMES: readonly string[] = Object.keys(OPTIONS);
 
 // parseArgs reads "-500" as short options: a negative amount is marked as a value, then unmarked.
 const NEGATIVE = /^-\d/;
@@ -53,4 +58,17 @@ export function parseCommandLine(argv: readonly string[]): Args {
   const flags = new Map<string, string | true>();
   for (const [name, value] of Object.entries(parsed.values)) if (value !== undefined) flags.set(name, value === true ? true : unmark(String(value)));
   return { positional: parsed.positionals.map(unmark), flags };
+}
+
+/** Options every command takes. */
+const GLOBAL_OPTIONS = new Set(['config', 'json', 'help']);
+
+/** Refuses an option that is not `command`'s (`keys create --model`), naming the one it likely meant. */
+export function checkOptions(command: string, args: Args): void {
+  const own = (Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command]?.options ?? [] : []).map(([spec]) => /^--([\w-]+)/.exec(spec)?.[1] ?? '');
+  for (const name of args.flags.keys()) {
+    if (GLOBAL_OPTIONS.has(name) || own.includes(name)) continue;
+    const meant = closestKey(name, own);
+    throw new UsageError(`--${name} is not an option of ${command}${meant ? `; did you mean --${meant}?` : ''}`);
+  }
 }

@@ -52,6 +52,8 @@ export class MemorySlots implements Slots {
 /** The part of an ioredis client the slots use. */
 export interface RedisEval {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
+  /** ioredis's connection state ("ready" when connected). */
+  readonly status?: string;
 }
 
 // Server time, so every instance agrees on when a lease ends.
@@ -95,6 +97,8 @@ export class RedisSlots implements Slots {
   }
 
   async take(slot: Slot, limit: number): Promise<Taken> {
+    // A client that lost its connection would queue the call until it reconnects: an admission fails at once instead (as rpm and tpm do).
+    if (this.redis.status !== undefined && this.redis.status !== 'ready') throw new Error(`Redis is not ready (${this.redis.status})`);
     const ok = await this.redis.eval(TAKE, 1, this.keyOf(slot.key), limit, slot.id, this.leaseMs);
     if (Number(ok) !== 1) return FULL;
     this.leases.track(`${slot.key}\u0000${slot.id}`, slot);

@@ -143,6 +143,15 @@ export function textOf(content: string | readonly ContentBlock[], separator = ''
 }
 
 /**
+ * A tool_use block's `input` as the JSON text the OpenAI formats carry it in: `{}` for none, else
+ * its JSON; undefined when it is not a JSON object (the upstream's fault; each format says so).
+ */
+export function toolInputJson(input: unknown): string | undefined {
+  if (input === undefined || input === null) return '{}';
+  return typeof input === 'object' && !Array.isArray(input) ? JSON.stringify(input) : undefined;
+}
+
+/**
  * A tool call's arguments as the content model's `input`: a JSON object, `{}` for none sent, else
  * undefined (arguments that are not a JSON object are the upstream's fault; each format says so).
  */

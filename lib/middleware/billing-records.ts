@@ -1,25 +1,27 @@
 /** What billingHook() writes for a finished request, read off its context: the rule's facts, the settlement, the log line. */
 import { exceedsBound } from '../billing/bound';
-import { decide, pricingFormat, type BillingDecision } from '../billing/settle';
+import { decide, servedBy, type BillingDecision, type PricedBy } from '../billing/settle';
 import type { RequestLogEntry, Settlement, UpstreamAttempt } from '../billing/records';
-import type { UpstreamFormat } from '../billing/figures';
-import { formatOf } from '../catalog';
+import { ownPricedBy } from '../catalog-members';
 import type { GatewayContext } from '../context';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */
 const NO_ATTEMPTS: readonly UpstreamAttempt[] = Object.freeze([]);
 
-/** The format a request's usage is priced by: the serving failover member's, else its model's adapter's. */
-export function pricingFormatOf(ctx: GatewayContext): UpstreamFormat | undefined {
-  return pricingFormat(ctx.attempts, ctx.model && formatOf(ctx.model));
+const UNPRICED: PricedBy = Object.freeze({ pricing: undefined, format: undefined });
+
+/** What a request's usage is priced by: the serving failover member's prices and format, else its model's (and its adapter's format). */
+export function pricedByOf(ctx: GatewayContext): PricedBy {
+  return servedBy(ctx.attempts, ctx.model ? ownPricedBy(ctx.model) : UNPRICED);
 }
 
 /** The billing rule (lib/billing/settle.ts) applied to a finished request. */
 export function decisionOf(ctx: GatewayContext, succeeded: boolean): BillingDecision {
+  const { pricing, format } = pricedByOf(ctx);
   const decision = decide({
     usage: ctx.usage.snapshot(),
-    pricing: ctx.model?.pricing,
-    format: pricingFormatOf(ctx),
+    pricing,
+    format,
     invalidAnswer: ctx.invalidAnswer,
     answered: succeeded || ctx.ttfbMs !== undefined,
     ...(ctx.budget ? { bound: ctx.budget.bound } : {}),

@@ -3,7 +3,7 @@ import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { profileOf } from '../catalog';
-import { gatewayContext } from '../context';
+import { answerModel, gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { MessagesRequest } from '../messages/request';
 import { agentCallOf, modelFor, startCall } from './run-call';
@@ -51,7 +51,7 @@ export function countTokens({ estimator = defaultEstimator, answer = messagesAns
       sendJson(res, answer(estimator(body).inputTokens));
       return;
     }
-    const agent = agentCallOf(req, model);
+    const agent = agentCallOf(req, model, answerModel(ctx));
     const upstreamModel = model.upstreamModel ?? model.id;
     const request: CountTokensRequest = agent ? { ...body, model: upstreamModel } : { model: upstreamModel, messages: body.messages };
     if (!agent && body.system !== undefined) request.system = body.system;

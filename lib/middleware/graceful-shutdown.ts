@@ -28,7 +28,9 @@ function end(res: Response): void {
   const format = ctx?.wireFormat ?? 'anthropic';
   if (ctx) ctx.errorCode = 'overloaded_error';
   if (res.headersSent) {
-    res.end(errorFrame(format, 'overloaded_error', SHUTTING_DOWN));
+    // A stream ends in its own grammar (a Responses stream with `response.failed`); another open response with the format's error frame.
+    if (ctx?.endStream) ctx.endStream('overloaded_error', SHUTTING_DOWN);
+    else res.end(errorFrame(format, 'overloaded_error', SHUTTING_DOWN));
     return;
   }
   res.setHeader('x-should-retry', 'true');

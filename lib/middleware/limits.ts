@@ -4,11 +4,12 @@ import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
 import { atEnd, gatewayContext, requestOver, type GatewayContext } from '../context';
-import { pricingFormatOf } from './billing-records';
+import { pricedByOf } from './billing-records';
 import { GatewayError } from '../errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Slot, Slots } from '../limits/slots';
+import type { GatewayObserver } from '../observe/observer';
 import { isThenable } from '../sync';
 import type { Caller, LimitSettings } from '../types';
 
@@ -18,6 +19,17 @@ export interface LimitsOptions extends LimiterBackendOptions {
   defaults?: LimitSettings;
   /** Admission estimate for tpm. Default: defaultEstimator. */
   estimator?: Estimator;
+  /**
+   * When the counters' backend (Redis) fails: false refuses the request with 500 `api_error`
+   * (fails closed); true admits it without the limits that failed (fails open: served and
+   * billed as usual, the failure noted in its log line and told to the observer). Default: false.
+   */
+  failOpen?: boolean;
+}
+
+/** What limits() takes besides its options: who is told of a request admitted without its limits. */
+export interface LimitsHooks {
+  observer?: GatewayObserver;
 }
 
 const refused = (kind: LimitKind, retryMs: number): GatewayError => {
@@ -52,9 +64,9 @@ const PLAN_CACHE_SIZE = 10_000;
  * it, where there is one) it gives its concurrency slot back and corrects tpm. Counts tokens at admission from the estimate and corrects the count when the request
  * settles (with the confirmed usage). Exceeded: 429 `rate_limit_error` with `retry-after`;
  * refused requests count against nothing. A counter backend that fails refuses the request
- * (fails closed) with 500 `api_error`.
+ * (fails closed) with 500 `api_error`, or with `failOpen` skips the limits that failed.
  */
-export function limits(options: LimitsOptions = {}): RequestHandler {
+export function limits(options: LimitsOptions = {}, hooks: LimitsHooks = {}): RequestHandler {
   const defaults = Object.freeze({ ...options.defaults });
   for (const [key, value] of Object.entries(defaults)) {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) throw new GatewayConfigError('ERR_MGW_INVALID_INTEGER', `limits: option "defaults.${key}" must be a non-negative integer (0 = unlimited).`);
@@ -62,6 +74,9 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
   const pool = limiterPool(options);
   const slots: Slots = pool.slots;
   const estimator = options.estimator ?? defaultEstimator;
+  const failOpen = options.failOpen === true;
+  if (options.failOpen !== undefined && typeof options.failOpen !== 'boolean') throw new GatewayConfigError('ERR_MGW_INVALID_OPTION', 'limits: option "failOpen" must be true or false.');
+  const observer = hooks.observer;
   // Callers come back as the same object from the stores (MemoryStore, PostgresStore's key
   // cache): their plans are looked up once, not rebuilt from their limits on every request.
   const plans = new Map<string, { caller: Caller; plan: Plan }>();
@@ -96,10 +111,10 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
     let pending: Array<PromiseLike<unknown>> | undefined;
     const usage = a.ctx.usage.snapshot();
     const known = usage.provenance === 'confirmed' || usage.provenance === 'partial';
-    const model = a.ctx.model;
-    const used = weightedTokens(usage, model?.pricing, pricingFormatOf(a.ctx));
+    const { pricing, format } = pricedByOf(a.ctx);
+    const used = weightedTokens(usage, pricing, format);
     for (const step of a.steps) {
-      if (step.kind === 'tpm' && !known) continue;
+      if ((step.kind === 'tpm' && !known) || a.skipped?.includes(step)) continue;
       const out = giveBack(step, a, step.kind === 'tpm' ? used : undefined);
       if (isThenable(out)) (pending ??= []).push(out);
     }
@@ -114,11 +129,19 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
       try {
         out = takeStep(step, a);
       } catch (err) {
+        if (failOpen) {
+          skip(a, step, err);
+          continue;
+        }
         stop(a, i, unavailable(err));
         return;
       }
       if (isThenable(out)) {
-        out.then((answer) => (answer.ok ? take(a, i + 1) : stop(a, i, refused(step.kind, answer.retryMs))), (err: unknown) => stop(a, i, unavailable(err)));
+        out.then((answer) => (answer.ok ? take(a, i + 1) : stop(a, i, refused(step.kind, answer.retryMs))), (err: unknown) => {
+          if (!failOpen) return stop(a, i, unavailable(err));
+          skip(a, step, err);
+          return take(a, i + 1);
+        });
         return;
       }
       if (!out.ok) {
@@ -126,13 +149,35 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
         return;
       }
     }
+    if (a.skipped) failedOpen(a);
     if (a.corrected) atEnd(a.ctx, () => finish(a));
     a.next();
   };
 
+  /** Fails open: the step's limit is left out of this admission (nothing to give back for it), its failure kept for the log. */
+  const skip = (a: Admission, step: Step, err: unknown): void => {
+    (a.skipped ??= []).push(step);
+    a.cause ??= err;
+  };
+
+  /** The request goes on without the limits that failed: its log line says so, and the observer is told (a warning, a metric). */
+  const failedOpen = (a: Admission): void => {
+    const kinds = (a.skipped ?? []).map((step) => step.kind);
+    const note = `limits backend: ${String(a.cause)}; admitted without ${kinds.join(', ')} (limits.failOpen)`;
+    a.ctx.detail = a.ctx.detail ? `${a.ctx.detail}; ${note}` : note;
+    try {
+      observer?.limitsFailedOpen?.(kinds, a.cause);
+    } catch {
+      // an observer that throws changes nothing
+    }
+  };
+
   /** Step `at` refused or failed: what the earlier steps took is given back (not awaited), and the request gets `error`. */
   const stop = (a: Admission, at: number, error: GatewayError): void => {
-    for (let i = 0; i < at; i++) Promise.resolve(giveBack(a.steps[i] as Step, a)).catch(() => undefined);
+    for (let i = 0; i < at; i++) {
+      const step = a.steps[i] as Step;
+      if (!a.skipped?.includes(step)) Promise.resolve(giveBack(step, a)).catch(() => undefined);
+    }
     a.next(error);
   };
 
@@ -154,7 +199,7 @@ export function limits(options: LimitsOptions = {}): RequestHandler {
       }
     }
     const slot: Slot | undefined = slotted ? { key: caller.id, id: ctx.requestId, over: () => requestOver(ctx) } : undefined;
-    take({ ctx, steps, callerId: caller.id, slot, tokens, corrected, next }, 0);
+    take({ ctx, steps, callerId: caller.id, slot, tokens, corrected, next, skipped: undefined, cause: undefined }, 0);
   };
 }
 
@@ -169,4 +214,8 @@ interface Admission {
   readonly tokens: number;
   readonly corrected: boolean;
   readonly next: NextFunction;
+  /** Steps left out because their backend failed (failOpen); undefined while none is. */
+  skipped: Step[] | undefined;
+  /** The first failure of a skipped step. */
+  cause: unknown;
 }

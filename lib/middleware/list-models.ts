@@ -1,7 +1,8 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, profileOf, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { allowed, catalogReader, modelNotFound, profileOf, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
+import { MAX_MODEL_NAME } from '../model-names';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 
@@ -39,7 +40,8 @@ function record(model: Readonly<ModelEntry>): ModelRecord {
 
 /**
  * Lists the models the caller may use (`?capability=llm|rerank` filters) in one page with
- * `has_more: false`, so neither SDK asks for another; with `:id`, one record or 404.
+ * `has_more: false`, so neither SDK asks for another: catalog ids only (aliases and patterns are
+ * names a request may use, not models). With `:id`, the record of the model that name resolves to, or 404.
  */
 export function listModels(options: ListModelsOptions): RequestHandler {
   const catalogNow = catalogReader(options?.models);
@@ -55,8 +57,9 @@ export function listModels(options: ListModelsOptions): RequestHandler {
     const records = recordsOf(catalogNow());
     const id = (req.params as Record<string, string | undefined>).id;
     if (id !== undefined) {
-      const one = records.get(id);
-      if (!one || !allowed(ctx.caller, id)) next(new GatewayError('not_found_error', `model: ${id.slice(0, 256)}`));
+      // Resolved as a request's model is: an alias or a name a pattern matches answers its model's record.
+      const one = records.get(catalogNow().resolve(id)?.id ?? '');
+      if (!one || !allowed(ctx.caller, one.id)) next(modelNotFound(id.slice(0, MAX_MODEL_NAME)));
       else sendJson(res, one);
       return;
     }

@@ -3,7 +3,17 @@ import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
 import { GatewayError } from '../errors';
 
-/** Answers every request that reaches it with 404 `not_found_error` naming the method and path. */
+/**
+ * Paths of OpenAI's API that Anthropic's does not have (each with everything under it): the router
+ * answers an unknown one in OpenAI's error shape, which an OpenAI client reads; any other unknown
+ * path (`/v1/models/…` and `/v1/files` are both vendors') in Anthropic's.
+ */
+export const OPENAI_PATHS: readonly string[] = Object.freeze([
+  '/v1/chat', '/v1/responses', '/v1/completions', '/v1/embeddings', '/v1/images', '/v1/audio', '/v1/moderations', '/v1/assistants',
+  '/v1/threads', '/v1/vector_stores', '/v1/fine_tuning', '/v1/batches', '/v1/uploads', '/v1/realtime', '/v1/conversations', '/v1/evals', '/v1/containers', '/v1/videos',
+]);
+
+/** Answers every request that reaches it with 404 `not_found_error` naming the method and path (in the route's wire format: see requestId()). */
 export function notFound(): RequestHandler {
   return function notFoundMiddleware(req, _res, next) {
     const path = req.originalUrl.split('?')[0] ?? '';

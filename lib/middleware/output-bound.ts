@@ -13,9 +13,9 @@ export type BodyModel = (ctx: GatewayContext, body: Record<string, unknown>) => 
 export function bodyModel(models: ModelsOption | undefined): BodyModel {
   const catalogNow = models === undefined ? undefined : catalogReader(models);
   return (ctx, body) => {
-    if (ctx.model || !catalogNow || typeof body.model !== 'string' || !allowed(ctx.caller, body.model)) return ctx.model;
-    const found = catalogNow().byId.get(body.model);
-    return found?.capability === 'llm' ? found : undefined;
+    if (ctx.model || !catalogNow || typeof body.model !== 'string') return ctx.model;
+    const found = catalogNow().resolve(body.model);
+    return found?.capability === 'llm' && allowed(ctx.caller, found.id) ? found : undefined;
   };
 }
 

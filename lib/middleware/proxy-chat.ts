@@ -1,6 +1,6 @@
 /** proxyChatCompletions(): answers a chat-completions request through the model's Messages adapter, in OpenAI's shapes. */
 import type { RequestHandler } from 'express';
-import { gatewayContext } from '../context';
+import { answerModel, gatewayContext } from '../context';
 import { ChatChunks, completionFromMessage } from '../formats/openai-chat';
 import { messagesCallFor, startCall } from './run-call';
 import { checkKeepAliveMs } from '../wire/keep-alive';
@@ -32,17 +32,17 @@ export function proxyChatCompletions(options: ProxyChatOptions = {}): RequestHan
     const ctx = gatewayContext(res);
     const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
-    const { model, adapter, request, agent } = resolved;
+    const { adapter, request, agent } = resolved;
     const id = `chatcmpl-${ctx.requestId}`;
     const created = Math.floor(ctx.startedAt / 1000);
     startCall(ctx, res, next, adapter.name, async (call) => {
       // A V1 model's answer is text only (lib/upstreams/text-only.ts); an agent-ready one keeps every block.
       if (!ctx.stream) {
         const message = await adapter.create(request, call);
-        sendJson(res, completionFromMessage(agent ? message : textOnlyMessage(message, adapter.name), id, model.id, created));
+        sendJson(res, completionFromMessage(agent ? message : textOnlyMessage(message, adapter.name), id, answerModel(ctx), created));
         return;
       }
-      const chunks = new ChatChunks(id, model.id, created, ctx.includeUsage);
+      const chunks = new ChatChunks(id, answerModel(ctx), created, ctx.includeUsage);
       const format: StreamFormat = {
         framesOf: (events) => chunks.framesOf(events),
         errorFrame: (code, message) => errorFrame('openai', code, message),

@@ -1,7 +1,6 @@
 /** proxyMessages(): forwards a validated Messages request to the model's adapter, as JSON or SSE. */
 import type { NextFunction, RequestHandler, Response } from 'express';
-import type { ModelEntry } from '../catalog';
-import { gatewayContext, type GatewayContext } from '../context';
+import { answerModel, gatewayContext, type GatewayContext } from '../context';
 import type { StreamEvent } from '../messages/events';
 import type { MessagesRequest } from '../messages/request';
 import { messagesCallFor, startCall } from './run-call';
@@ -16,7 +15,7 @@ import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';
 
 async function answerJson(adapter: MessagesAdapter, request: MessagesRequest, call: UpstreamCallContext, ctx: GatewayContext, res: Response, v1: boolean): Promise<void> {
   const message = await adapter.create(request, call);
-  sendJson(res, { ...(v1 ? textOnlyMessage(message, adapter.name) : message), model: (ctx.model as ModelEntry).id });
+  sendJson(res, { ...(v1 ? textOnlyMessage(message, adapter.name) : message), model: answerModel(ctx) });
 }
 
 /** Anthropic's event grammar, with the public model name in `message_start`; forwarded frames go as they are; `ping` keeps it alive. */
@@ -41,7 +40,7 @@ export function proxyMessages(options: ProxyMessagesOptions = {}): RequestHandle
     const ctx = gatewayContext(res);
     const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
-    const { model, adapter, request, agent } = resolved;
+    const { adapter, request, agent } = resolved;
     // The built-in Anthropic adapter itself (not a wrapper) forwards content frames unparsed.
     const forwarding = forwardingStreamOf(adapter);
     startCall(ctx, res, next, adapter.name, async (call) => {
@@ -49,7 +48,7 @@ export function proxyMessages(options: ProxyMessagesOptions = {}): RequestHandle
       // An agent-ready model's content frames pass through in runs; a V1 model's filter reads each one's head.
       const source = forwarding ? forwarding(request, call, agent !== undefined) : adapter.stream(request, call);
       // A V1 model's answer is text only; an agent-ready one passes through as the upstream wrote it.
-      return streamAnswer(agent ? source : textOnlyStream(source, adapter.name), ctx, res, anthropicFormat(model.id), keepAliveMs);
+      return streamAnswer(agent ? source : textOnlyStream(source, adapter.name), ctx, res, anthropicFormat(answerModel(ctx)), keepAliveMs);
     }, agent);
   };
 }

@@ -1,6 +1,6 @@
 /** proxyRerank(): ranks documents through the model's rerank adapter and answers in one shape for every provider. */
 import type { RequestHandler } from 'express';
-import { gatewayContext } from '../context';
+import { answerModel, gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
 import { badUpstreamAnswer } from '../answer-errors';
 import { modelFor, startCall } from './run-call';
@@ -63,7 +63,7 @@ export function proxyRerank(): RequestHandler {
       if (tokens !== null) billed.input_tokens = tokens;
       if (units !== null) billed.search_units = units;
       const response: RerankResponse = {
-        id: ctx.requestId, model: model.id, results,
+        id: ctx.requestId, model: answerModel(ctx), results,
         usage: { input_tokens: tokens, search_units: units },
         meta: { api_version: { version }, billed_units: billed },
       };

@@ -1,6 +1,6 @@
 /** proxyResponses(): answers a Responses request through the model's Messages adapter, as a response object or the Responses event stream. */
 import type { RequestHandler } from 'express';
-import { gatewayContext } from '../context';
+import { answerModel, gatewayContext } from '../context';
 import { ResponseEnvelope, responseFromMessage, responseIdOf, ResponsesStream } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
@@ -46,12 +46,12 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
     if (!validated) return next(new Error('model-gateway: proxyResponses() needs validateResponses() before it.'));
     const resolved = messagesCallFor(ctx, req, next);
     if (!resolved) return;
-    const { model, adapter, request, agent } = resolved;
+    const { adapter, request, agent } = resolved;
     const state = res.locals.responsesState;
     const keeper = state && responses ? new ResponseKeeper(ctx, state, responses, storeTimeoutMs) : undefined;
     const echo = state?.previous ? { ...validated.echo, previous_response_id: state.previous.id } : validated.echo;
     const plan = keeper ? { ...validated, echo, sealed: keeper.sealed } : { ...validated, echo };
-    const envelope = new ResponseEnvelope(plan, responseIdOf(ctx.requestId), model.id, Math.floor(ctx.startedAt / 1000));
+    const envelope = new ResponseEnvelope(plan, responseIdOf(ctx.requestId), answerModel(ctx), Math.floor(ctx.startedAt / 1000));
     // An agent-ready model on a native Responses upstream is passed through (lib/middleware/responses-native.ts).
     const native = agent ? nativeResponsesOf(adapter) : undefined;
     if (native && agent) {
@@ -69,7 +69,7 @@ export function proxyResponses(options: ProxyResponsesOptions = {}): RequestHand
       const stream = new ResponsesStream(envelope);
       const format: StreamFormat = {
         framesOf: (events) => stream.framesOf(events),
-        errorFrame: (code, message) => stream.failed(code, message),
+        errorFrame: (code, message, terms) => stream.failed(code, message, terms),
         keepAlive: () => stream.keepAlive(),
       };
       const events = agent ? adapter.stream(request, call) : textOnlyStream(adapter.stream(request, call), adapter.name);

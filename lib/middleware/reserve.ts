@@ -7,7 +7,7 @@ import { holdFor } from '../billing/pricing';
 import { agentOf, sessionOf } from '../budgets/session';
 import { GATEWAY_DEFAULTS } from '../defaults';
 import { BudgetPaths, budgetRefusal, type BudgetPath } from './budget-path';
-import { formatOf } from '../catalog';
+import { servingMembers } from '../catalog-members';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
@@ -131,6 +131,8 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
     ctx.agentId = agentOf(req.headers);
     const path = paths.of(ctx.caller, ctx.session, ctx.agentId, clock());
     const request: ReserveRequest = { callerId: ctx.caller.id, requestId: ctx.requestId, amount: 0, expiresAt: leases.expiry(), instanceId: leases.instanceId };
+    // Any failover member may serve: the hold covers the dearest.
+    const members = servingMembers(ctx.model);
     if (path) {
       // Under a budget the hold is the most the request can cost, not an estimate: no budget is ever exceeded.
       const bound = requestBound(req.body, bounds);
@@ -138,9 +140,11 @@ export function reserve(options: ReserveOptions): ReserveMiddleware {
         next(new GatewayError('invalid_request_error', `${bound.unbounded}: not available under a budget: the upstream would read input (tool output, an MCP server's answers) that no bound can hold before the call.`));
         return;
       }
-      Object.assign(request, { amount: boundAmount(bound.inputTokens, bound.outputTokens, ctx.model.pricing, bound.searches), tokens: bound.inputTokens + bound.outputTokens, scopes: path.scopes });
+      let amount = 0;
+      for (const m of members) amount = Math.max(amount, boundAmount(bound.inputTokens, bound.outputTokens, m.pricing, bound.searches, bound.searchUnits));
+      Object.assign(request, { amount, tokens: bound.inputTokens + bound.outputTokens, scopes: path.scopes });
     } else {
-      request.amount = holdFor(estimate, ctx.model.pricing, formatOf(ctx.model));
+      for (const m of members) request.amount = Math.max(request.amount, holdFor(estimate, m.pricing, m.format));
       if (request.amount === 0) {
         ctx.hold = 0;
         next();

@@ -1,7 +1,8 @@
 /** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
 import { GatewayConfigError } from '../config-errors';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, type ModelsOption } from '../catalog';
+import { allowed, catalogReader, modelNotFound, type ModelsOption } from '../catalog';
+import { MAX_MODEL_NAME } from '../model-names';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { Capability } from '../types';
@@ -16,14 +17,14 @@ export interface ResolveModelOptions {
   defaultMaxTokens?: boolean;
 }
 
-/** Longest model name kept from a body (the schemas' own bound): the error and the log name at most this much. */
-const MAX_MODEL_NAME = 256;
-
 /**
  * Runs before validate(), which checks the body against the resolved model's profile. `model`
- * missing or not a string: 400 naming it. Unknown model, or one the caller may not use: 404
- * `not_found_error` (a caller never learns of models it may not use), the name asked kept for the
- * log. Wrong capability: 400 naming the capability needed. Reads nothing else of the body.
+ * missing or not a string: 400 naming it. The name resolves in the catalog (its id, an alias, a
+ * pattern: `Catalog.resolve`); a name that is not the id is kept as `ctx.requestedModel`, which
+ * the answer echoes (the log and the bill name the catalog id). Unknown model, or one the
+ * caller's allow-list (catalog ids) does not hold: 404 `not_found_error` saying so and pointing
+ * at `GET /v1/models` (a caller never learns of models it may not use), the name asked kept for
+ * the log. Wrong capability: 400 naming the capability needed. Reads nothing else of the body.
  */
 export function resolveModel(options: ResolveModelOptions): RequestHandler {
   const catalogNow = catalogReader(options?.models);
@@ -36,14 +37,14 @@ export function resolveModel(options: ResolveModelOptions): RequestHandler {
       next(new GatewayError('invalid_request_error', asked === undefined ? 'model: Field required' : 'model: must be string'));
       return;
     }
-    const model = catalogNow().byId.get(asked);
-    if (!model || !allowed(ctx.caller, asked)) {
+    const model = catalogNow().resolve(asked);
+    if (!model || !allowed(ctx.caller, model.id)) {
       ctx.requestedModel = asked.slice(0, MAX_MODEL_NAME);
-      next(new GatewayError('not_found_error', `model: ${ctx.requestedModel}`));
+      next(modelNotFound(ctx.requestedModel));
       return;
     }
+    if (model.id !== asked || model.capability !== capability) ctx.requestedModel = asked; // the answer's name; a refusal's, for the log
     if (model.capability !== capability) {
-      ctx.requestedModel = asked;
       next(new GatewayError('invalid_request_error', `model: "${asked}" is a ${model.capability} model; this endpoint needs a model with capability "${capability}".`));
       return;
     }

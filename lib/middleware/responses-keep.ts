@@ -40,7 +40,7 @@ export class ResponseKeeper {
     const served = ctx.attempts.filter((a) => a.ok).at(-1)?.upstream ?? ctx.upstream ?? 'unknown';
     const body = state.body;
     const record: NewResponse = {
-      id: response.id, callerId: caller.id, requestId: ctx.requestId, model: response.model, upstream: served,
+      id: response.id, callerId: caller.id, requestId: ctx.requestId, model: ctx.model?.id ?? response.model, upstream: served,
       upstreamResponseId, previousResponseId: state.previous?.id ?? null,
       response: { ...response, store: true, output: sealedOutput(response.output, this.sealed) },
       inputItems: [...state.history, ...apiItemsOf(body.input, state.history)],

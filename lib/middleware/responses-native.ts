@@ -85,7 +85,7 @@ export function answerNatively(a: NativeAnswer): void {
       }
       const format: StreamFormat<NativeEvent> = {
         framesOf: (events) => stream.framesOf(events),
-        errorFrame: (code, message) => stream.failed(code, message),
+        errorFrame: (code, message, terms) => stream.failed(code, message, terms),
         keepAlive: () => stream.keepAlive(),
         isStop: (event) => TERMINAL_EVENTS.has(event.type),
       };

@@ -3,7 +3,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { allowed, catalogReader, formatOf, profileOf, type ModelEntry, type ModelsOption } from '../catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import { messagesFromResponses, type ResponsesRequest } from '../formats/openai-responses';
+import { messagesFromResponses, reasoningSeal, type ReasoningSeal, type ResponsesRequest } from '../formats/openai-responses';
+import { nativeResponsesOf } from '../upstreams/native-responses';
 
 /** Options of responsesToMessages(). */
 export interface ResponsesToMessagesOptions {
@@ -11,13 +12,19 @@ export interface ResponsesToMessagesOptions {
   models: ModelsOption;
   /** A token count (`/v1/responses/input_tokens`): only what a count reads is handed on, and no output bound. Default: false. */
   count?: boolean;
+  /**
+   * The secret (at least 32 characters, the same on every instance) the reasoning content handed to
+   * clients is authenticated with, and replayed content checked by. Default: a random one for this
+   * stage (content it issued does not authenticate on another instance, or after a restart).
+   */
+  reasoningSecret?: string;
 }
 
 /** The llm model a Responses body is for, one the caller may use (resolveModel()'s first); undefined hands the body on untranslated. */
 export function responsesModel(models: ModelsOption): (ctx: GatewayContext, body: ResponsesRequest) => Readonly<ModelEntry> | undefined {
   const catalogNow = catalogReader(models);
   return (ctx, body) => {
-    const model = ctx.model ?? catalogNow().byId.get(body.model);
+    const model = ctx.model ?? (typeof body.model === 'string' ? catalogNow().resolve(body.model) : undefined);
     return !model || model.capability !== 'llm' || !allowed(ctx.caller, model.id) ? undefined : model;
   };
 }
@@ -40,7 +47,7 @@ export function responsesBound(request: ResponsesRequest, model: Readonly<ModelE
  * `detail`) recorded, the answer's plan left in `res.locals.responses`. What the result is:
  * undefined, or the error for `next` (what the content model cannot express, named).
  */
-export function translateResponses(req: Request, res: Response, ctx: GatewayContext, model: Readonly<ModelEntry>, count: boolean): unknown {
+export function translateResponses(req: Request, res: Response, ctx: GatewayContext, model: Readonly<ModelEntry>, count: boolean, seal: ReasoningSeal): unknown {
   let request = req.body as ResponsesRequest;
   const { refused, clamped } = responsesBound(request, model);
   if (refused) return refused;
@@ -48,7 +55,9 @@ export function translateResponses(req: Request, res: Response, ctx: GatewayCont
   if (clamped !== undefined) request = { ...request, max_output_tokens: bound };
   try {
     const profile = profileOf(model);
-    const target = { format: formatOf(model), defaultMaxTokens: profile.defaultMaxTokens, ...(bound === undefined ? {} : { maxOutputTokens: bound }) };
+    // An agent-ready model on a native Responses upstream is passed through (proxyResponses()): that upstream judges its body.
+    const passThrough = profile.contract === 'agent' && model.upstream.kind === 'messages' && nativeResponsesOf(model.upstream) !== undefined;
+    const target = { format: formatOf(model), defaultMaxTokens: profile.defaultMaxTokens, passThrough, seal, ...(bound === undefined ? {} : { maxOutputTokens: bound }) };
     const { request: messages, plan, dropped } = messagesFromResponses(request, target, count);
     if (!count) ctx.stream = request.stream === true;
     const user = request.user ?? request.safety_identifier;
@@ -73,10 +82,11 @@ export function translateResponses(req: Request, res: Response, ctx: GatewayCont
 export function responsesToMessages(options: ResponsesToMessagesOptions): RequestHandler {
   const modelOf = responsesModel(options?.models);
   const count = options.count === true;
+  const seal = reasoningSeal(options.reasoningSecret, 'responsesToMessages: option "reasoningSecret"');
   return function responsesToMessagesMiddleware(req, res, next) {
     const ctx = gatewayContext(res);
     if (ctx.clientBody !== undefined) return next(); // translated already
     const model = modelOf(ctx, req.body as ResponsesRequest);
-    next(model ? translateResponses(req, res, ctx, model, count) : undefined);
+    next(model ? translateResponses(req, res, ctx, model, count, seal) : undefined);
   };
 }

@@ -1,7 +1,8 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, the call tracked by the request. */
 import type { NextFunction, Request, Response } from 'express';
 import { profileOf, type ModelEntry } from '../catalog';
-import { onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
+import { upstreamNamesOf } from '../catalog-members';
+import { answerModel, onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
 import { GatewayError, toGatewayError } from '../errors';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';
 import type { MessagesRequest } from '../messages/request';
@@ -92,12 +93,15 @@ export function upstreamMessagesRequest(body: MessagesRequest, model: Readonly<M
 /** What an agent-ready model's call carries: the caller's version and beta headers, and the names its errors are told in. */
 export interface AgentCall {
   forwardHeaders: Readonly<Record<string, string>>;
+  /** The model's upstream name (a failover member may send its own: see upstreamNames). */
   upstreamModel: string;
+  /** Every name the model's upstreams are sent (failover members' own included), longest first: an upstream's words tell them as `publicModel`. */
+  upstreamNames: readonly string[];
   publicModel: string;
 }
 
-/** The agent part of a call to `model` (undefined for a V1 model). */
-export function agentCallOf(req: Request, model: Readonly<ModelEntry>): AgentCall | undefined {
+/** The agent part of a call to `model` (undefined for a V1 model); `publicModel` is the name the answer carries. */
+export function agentCallOf(req: Request, model: Readonly<ModelEntry>, publicModel = model.id): AgentCall | undefined {
   const profile = profileOf(model);
   if (profile.contract !== 'agent') return undefined;
   const forwardHeaders: Record<string, string> = {};
@@ -106,7 +110,7 @@ export function agentCallOf(req: Request, model: Readonly<ModelEntry>): AgentCal
     if (typeof value === 'string') forwardHeaders[name] = value;
     else if (Array.isArray(value)) forwardHeaders[name] = value.join(','); // betas sent in several headers are one list
   }
-  return { forwardHeaders, upstreamModel: model.upstreamModel ?? model.id, publicModel: model.id };
+  return { forwardHeaders, upstreamModel: model.upstreamModel ?? model.id, upstreamNames: upstreamNamesOf(model), publicModel };
 }
 
 /**
@@ -116,9 +120,11 @@ export function agentCallOf(req: Request, model: Readonly<ModelEntry>): AgentCal
  */
 function inUpstreamWords(err: unknown, agent: AgentCall): unknown {
   if (!(err instanceof GatewayError) || err.upstreamMessage === undefined) return err;
-  const message = err.upstreamMessage.split(agent.upstreamModel).join(agent.publicModel);
+  // One pass, longest name first: a name inside the public one is not replaced again.
+  const names = new RegExp(agent.upstreamNames.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  const message = err.upstreamMessage.replace(names, () => agent.publicModel);
   // Still the upstream's words: an OpenAI-shaped answer must not read a field name (`param`) out of them.
-  return new GatewayError(err.code, message, { detail: err.detail, cause: err, upstreamMessage: message });
+  return new GatewayError(err.code, message, { detail: err.detail, cause: err, upstreamMessage: message, upstreamTerms: err.upstreamTerms });
 }
 
 /** A Messages call's model, adapter, upstream request (its output bound recorded) and agent part, or undefined once `next` has the error. */
@@ -127,5 +133,5 @@ export function messagesCallFor(ctx: GatewayContext, req: Request, next: NextFun
   if (!resolved) return undefined;
   const request = upstreamMessagesRequest(req.body as MessagesRequest, resolved.model);
   ctx.usage.boundOutput(request.max_tokens);
-  return { ...resolved, request, agent: agentCallOf(req, resolved.model) };
+  return { ...resolved, request, agent: agentCallOf(req, resolved.model, answerModel(ctx)) };
 }

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { profileOf, type ModelsOption } from '../catalog';
 import { gatewayContext } from '../context';
 import { GatewayError } from '../errors';
-import type { ResponsesPlan, ResponsesRequest } from '../formats/openai-responses';
+import { reasoningSeal, type ResponsesPlan, type ResponsesRequest } from '../formats/openai-responses';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { MAX_NESTING, tooDeep } from '../schemas/agent';
 import { findRefusedResponses, findUnsupportedResponsesV1, responsesSchema } from '../schemas/responses';
@@ -30,6 +30,8 @@ export interface ValidateResponsesOptions {
   count?: boolean;
   /** Translate the body here, as responsesToMessages() does (true), or leave that to a responsesToMessages() after it (false: what the router composes). Default: true. */
   translate?: boolean;
+  /** The secret the reasoning content is authenticated with, when this stage translates (see responsesToMessages()). Default: a random one for this stage. */
+  reasoningSecret?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export function validateResponses(options: ValidateResponsesOptions): RequestHan
   const modelOf = responsesModel(options?.models);
   const count = options.count === true;
   const translate = options.translate !== false;
+  const seal = reasoningSeal(options.reasoningSecret, 'validateResponses: option "reasoningSecret"');
   const check = compileSchema<ResponsesRequest>(responsesSchema);
   /** The problem of a body, in words, or undefined. */
   const problem = (body: Record<string, unknown>): string | undefined => {
@@ -68,6 +71,6 @@ export function validateResponses(options: ValidateResponsesOptions): RequestHan
     if (v1) return next(new GatewayError('invalid_request_error', `${v1.path}: ${v1.message}`));
     const { refused } = responsesBound(request, model);
     if (refused) return next(refused);
-    next(translate ? translateResponses(req, res, ctx, model, count) : undefined);
+    next(translate ? translateResponses(req, res, ctx, model, count, seal) : undefined);
   };
 }

@@ -25,7 +25,8 @@ const causeOf = (err: unknown): string => (err instanceof Error ? `${err.name}: 
 /**
  * An observer that writes to `logger`: `info` for a request that ended well, `warn` with the
  * private detail (upstream status and text, the upstream key redacted) for one that failed,
- * `warn` for a store call that failed, `error` for a write set aside.
+ * `warn` for a store call that failed and for a request admitted without its limits (their
+ * backend failed, limits.failOpen), `error` for a write set aside.
  */
 export function loggingObserver(logger: LoggerLike): GatewayObserver {
   for (const level of ['info', 'warn', 'error'] as const) {
@@ -39,6 +40,9 @@ export function loggingObserver(logger: LoggerLike): GatewayObserver {
     },
     storeCall(operation, ms, error) {
       if (error !== undefined) logger.warn({ operation, ms, cause: causeOf(error) }, 'store call failed');
+    },
+    limitsFailedOpen(limits, error) {
+      logger.warn({ limits, cause: causeOf(error) }, 'limits backend unavailable: request admitted without its limits (limits.failOpen)');
     },
     writeSetAside(kind, requestId, error) {
       logger.error({ kind, requestId, cause: causeOf(error) }, 'store write set aside after repeated failures');

@@ -53,6 +53,7 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
   const usage = new Counter({ name: 'model_gateway_usage_total', help: 'Usage the upstreams confirmed, by model and figure (input, cache_read, cache_write_5m, cache_write_1h, output, web_search, search_units).', labelNames: ['model', 'type'], registers, collect });
   const tally = new RequestTally({ requests, billing, charged, usage });
   const limited = new Counter({ name: 'model_gateway_rate_limited_total', help: 'Requests refused by rpm, tpm or concurrency limits.', labelNames: ['endpoint'], registers });
+  const failedOpen = new Counter({ name: 'model_gateway_limits_fail_open_total', help: 'Requests admitted without a limit because its backend failed (limits.failOpen), by limit (rpm, concurrency, tpm).', labelNames: ['limit'], registers });
   const failures = new Counter({ name: 'model_gateway_upstream_failures_total', help: 'Upstream failures by standard error code.', labelNames: ['upstream', 'code'], registers });
   const attempts = new Counter({ name: 'model_gateway_failover_attempts_total', help: 'Attempts made by failover(), by upstream and outcome.', labelNames: ['upstream', 'outcome'], registers });
   const storeCalls = new Histogram({ name: 'model_gateway_store_call_duration_seconds', help: 'Store call latency.', labelNames: ['operation'], buckets: STORE_BUCKETS, registers });
@@ -100,6 +101,9 @@ export function createMetrics({ registry = new Registry(), callerLabel = 'none' 
     },
     writeSetAside(kind) {
       setAside.inc({ kind });
+    },
+    limitsFailedOpen(kinds) {
+      for (const limit of kinds) failedOpen.inc({ limit });
     },
     handler() {
       return function metricsHandler(_req, res, next) {

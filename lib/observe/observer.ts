@@ -9,6 +9,8 @@ export interface GatewayObserver {
   storeCall?(operation: string, ms: number, error?: unknown): void;
   /** A write the store kept refusing was set aside. */
   writeSetAside?(kind: string, requestId: string, error: unknown): void;
+  /** A request was admitted without the limits (`rpm`, `concurrency`, `tpm`) whose backend failed (limits.failOpen). */
+  limitsFailedOpen?(limits: readonly string[], error: unknown): void;
 }
 
 /** One observer that tells each of `observers` in turn; undefined when there are none. */
@@ -29,5 +31,6 @@ export function combineObservers(observers: ReadonlyArray<GatewayObserver | unde
     requestFinished: (entry) => each((o) => o.requestFinished?.(entry)),
     storeCall: (operation, ms, error) => each((o) => o.storeCall?.(operation, ms, error)),
     writeSetAside: (kind, requestId, error) => each((o) => o.writeSetAside?.(kind, requestId, error)),
+    limitsFailedOpen: (limits, error) => each((o) => o.limitsFailedOpen?.(limits, error)),
   };
 }

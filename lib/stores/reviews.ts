@@ -1,5 +1,6 @@
 /** Requests flagged for review: what was observed, and their resolution (charge or waive), once. */
 import { GatewayError } from '../errors';
+import type { UpstreamAttempt } from '../billing/records';
 import type { Usage } from '../types';
 import type { Page } from './reads';
 
@@ -24,6 +25,10 @@ export interface ReviewRecord {
   charge: number;
   usage: Usage;
   upstream: string | null;
+  /** Its request-log line's private detail (why the usage was not confirmed, e.g. the figure not believed); null without one. */
+  detail: string | null;
+  /** Its request-log line's upstream attempts (the one that served names the format its usage is priced by). */
+  attempts: readonly UpstreamAttempt[];
   /** Epoch ms of the settlement. */
   at: number;
   resolution: ReviewResolution | null;
@@ -46,6 +51,8 @@ export type ReviewPage = Page<ReviewRecord>;
 /** Which reviews to list. */
 export interface ReviewQuery {
   callerId?: string;
+  /** Only this request's review (listed whether open or not). */
+  requestId?: string;
   /** Only those not resolved yet. Default: true. */
   open?: boolean;
   /** Page size, 1 to 1000. Default: 100. */

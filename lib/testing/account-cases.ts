@@ -43,7 +43,7 @@ export function accountCases(s: Suite): void {
     }
     const first = await s.store().listReviews({ callerId: id, limit: 2 });
     expect(first.items.map((r) => r.requestId)).toEqual(flagged.slice(0, 2));
-    expect(first.items[0]).toMatchObject({ callerId: id, model: 'm', charge: 25, upstream: 'anthropic', usage: { inputTokens: 25, provenance: 'partial' }, resolution: null });
+    expect(first.items[0]).toMatchObject({ callerId: id, model: 'm', charge: 25, upstream: 'anthropic', detail: 'cut', attempts: [], usage: { inputTokens: 25, provenance: 'partial' }, resolution: null });
     const second = await s.store().listReviews({ callerId: id, limit: 2, after: first.next as string });
     expect(second).toEqual({ items: [expect.objectContaining({ requestId: flagged[2] })], next: null });
     const [a, b] = flagged as [string, string];
@@ -60,6 +60,9 @@ export function accountCases(s: Suite): void {
     expect(await line(b)).toMatchObject({ billingStatus: 'waived', charge: 25 });
     expect((await s.store().listReviews({ callerId: id })).items.map((r) => r.requestId)).toEqual([flagged[2]]);
     expect((await s.store().listReviews({ callerId: id, open: false })).items.map((r) => r.resolution?.action ?? null)).toEqual(['charge', 'waive', null]);
+    // One review by its request id, resolved or not.
+    expect((await s.store().listReviews({ requestId: a })).items).toEqual([expect.objectContaining({ requestId: a, detail: 'cut', resolution: expect.objectContaining({ action: 'charge' }) })]);
+    expect((await s.store().listReviews({ requestId: rid() })).items).toEqual([]);
   });
 
   it('reads: the ledger and the request log newest first in cursor pages with filters, and spend per caller × model × UTC day', async () => {

@@ -18,7 +18,7 @@ export function errorJson(format: WireFormat, code: ErrorCode, message: string, 
 export function errorAnswer(format: WireFormat, error: GatewayError, requestId: string): { status: number; body: object; retry: boolean } {
   if (format !== 'openai') return { status: error.status, body: errorBody(error.code, error.message, requestId), retry: error.status >= 500 || error.status === 429 };
   const status = OPENAI_ERRORS[error.code].status;
-  return { status, body: openaiErrorBody(error.code, error.message, error.upstreamMessage), retry: status >= 500 || (status === 429 && error.code !== 'billing_error') };
+  return { status, body: openaiErrorBody(error.code, error.message, error.upstreamMessage, error.upstreamTerms), retry: status >= 500 || (status === 429 && error.code !== 'billing_error') };
 }
 
 /** The frame that ends a stream with an error: `event: error` (Anthropic) or `data: {"error":…}` (OpenAI). */

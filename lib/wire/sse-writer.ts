@@ -7,8 +7,12 @@ export interface TypedEvent {
   [field: string]: unknown;
 }
 
-/** Serialises one event as an SSE frame with its `event:` line (the Anthropic SDKs drop frames without it). */
+/** A line break: what an `event:` line must not hold (the text after it would be a line of its own). */
+const LINE_BREAK = /[\r\n]/;
+
+/** Serialises one event as an SSE frame with its `event:` line (the Anthropic SDKs drop frames without it); a type with a line break is refused (thrown). */
 export function frame(event: TypedEvent): string {
+  if (LINE_BREAK.test(event.type)) throw new Error(`model-gateway: an event type with a line break cannot be an SSE event line: ${JSON.stringify(event.type).slice(0, 100)}`);
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 

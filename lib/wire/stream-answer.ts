@@ -1,6 +1,6 @@
 /** Streams an adapter's events to the client in a wire format (Anthropic events or OpenAI chunks), kept alive through silences. */
 import type { Response } from 'express';
-import { toGatewayError, type ErrorCode } from '../errors';
+import { toGatewayError, type ErrorCode, type UpstreamTerms } from '../errors';
 import type { StreamEvent } from '../messages/events';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAlive } from './keep-alive';
 import { SseWriter } from './sse-writer';
@@ -13,12 +13,15 @@ export interface StreamRecord {
   detail?: string;
   invalidAnswer: boolean;
   errorCode?: ErrorCode;
+  /** Set here: ends the stream with the format's error frame, for whoever ends it from outside (shutdown). */
+  endStream?: (code: ErrorCode, message: string) => void;
 }
 
 /** How a stream of `T` (events, or events and forwarded frames) is written: the frames of a batch, the frame that ends it with an error, and the keep-alive frame. */
 export interface StreamFormat<T extends { type: string } = StreamEvent> {
   framesOf(events: readonly T[]): string;
-  errorFrame(code: ErrorCode, message: string): string;
+  /** The frame that ends the stream with an error: a standard code, the safe text, and the upstream's own terms when the error carries them. */
+  errorFrame(code: ErrorCode, message: string, terms?: UpstreamTerms): string;
   /** Written after `keepAliveMs` without a write: Messages' `ping` event, an SSE comment for chat, or (a function) an event made then. */
   keepAlive: string | (() => string);
   /** Whether an event ends the answer. Default: Messages' `message_stop`. */
@@ -54,6 +57,12 @@ export async function streamAnswer<T extends { type: string }>(
     open();
     void writer.write(typeof format.keepAlive === 'string' ? format.keepAlive : format.keepAlive());
   });
+  // Shutdown ends a stream in its own grammar (a Responses stream with `response.failed`, numbered in turn).
+  ctx.endStream = (code, message) => {
+    if (writer.closed) return;
+    ctx.errorCode = code;
+    writer.fail(format.errorFrame(code, message));
+  };
   try {
     let next = await events.next();
     open();
@@ -79,7 +88,7 @@ export async function streamAnswer<T extends { type: string }>(
     // A client that went away is not an error of the request; anything else ends the stream with one.
     if (!writer.closed) {
       ctx.errorCode = error.code;
-      writer.fail(format.errorFrame(error.code, error.message));
+      writer.fail(format.errorFrame(error.code, error.message, error.upstreamTerms));
     }
   } finally {
     idle.stop();

@@ -44,6 +44,20 @@ describe('requestBound', () => {
     expect(boundAmount(0, 0, { input: 1, webSearch: 1000 }, 2)).toBe(2); // 10 per thousand searches: 1 each, rounded up
   });
 
+  it('bounds the search units of a rerank body: every chunk a document may be split into (500 tokens with the query) counted as a document, 100 a unit', () => {
+    const docs = (n: number, bytes: number): string[] => Array.from({ length: n }, () => 'x'.repeat(bytes));
+    const units = (query: string, documents: string[]): number => {
+      const b = requestBound({ model: 'r', query, documents }, MEDIA);
+      if ('unbounded' in b) throw new Error('bounded');
+      return b.searchUnits;
+    };
+    expect(units('q', docs(100, 10))).toBe(1); // one chunk each: 100 documents, one unit
+    expect(units('q', docs(101, 10))).toBe(2);
+    expect(units('q', docs(100, 900))).toBe(2); // 900 bytes over 496 a chunk: two chunks each
+    expect(units('q'.repeat(600), docs(1, 3))).toBe(1); // a query past a chunk's room: a chunk per byte, still bounded
+    expect(boundAmount(0, 0, { input: 0, searchUnit: 200 }, 0, 3)).toBe(1); // 200 per thousand units: 0.6, rounded up
+  });
+
   it('names the field of a request whose server tools no bound holds (code execution, MCP servers), and every server tool when maxSearches is 0', () => {
     expect(requestBound({ max_tokens: 1, messages: [], tools: [{ name: 'x', input_schema: {} }, { type: 'code_execution_20250825', name: 'code_execution' }] }, MEDIA)).toEqual({ unbounded: 'tools.1.type' });
     expect(requestBound({ max_tokens: 1, messages: [], mcp_servers: [{ url: 'https://x' }] }, MEDIA)).toEqual({ unbounded: 'mcp_servers' });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { carryCharge, createCatalog, defaultEstimator } from '../../../lib';
 import { costOf, holdFor } from '../../../lib/billing/pricing';
 import { fromPico, toPico } from '../../../lib/billing/money';
-import { pricingProblem, weightedTokens } from '../../../lib/billing/pricing';
+import { pricesInEffect, pricingProblem, unpricedFigures, weightedTokens } from '../../../lib/billing/pricing';
 import { FIGURE_NAMES, PRICE_FIELDS, tokensOf, USAGE_FIGURES } from '../../../lib/billing/figures';
 import type { Pricing } from '../../../lib';
 import { UsageTracker } from '../../../lib/billing/usage';
@@ -63,6 +63,22 @@ describe('costOf and holdFor', () => {
   });
 });
 
+describe('the search-unit price', () => {
+  it('bills search units per thousand, has no default (null in effect: flagged, never billed), and names the fix for its plural', () => {
+    const units = { searchUnits: 3 };
+    expect(costOf(units, { input: 0, searchUnit: 200 })).toBe('0.6'); // 200 per 1,000 search units
+    expect(costOf(units, { input: 5 })).toBe('0');
+    expect(pricesInEffect({ input: 5 }, 'openai')).toMatchObject({ searchUnit: null, webSearch: '0' });
+    expect(pricesInEffect({ input: 5, searchUnit: '0.5' })).toMatchObject({ searchUnit: '0.5' });
+    expect(unpricedFigures({ searchUnits: 1, inputTokens: 4 }, { input: 5 })).toEqual(['searchUnits']);
+    expect(unpricedFigures({ searchUnits: 1 }, { input: 5, searchUnit: 0 })).toEqual([]);
+    expect(unpricedFigures({ searchUnits: 0 }, undefined)).toEqual([]);
+    expect(pricingProblem({ input: 0, searchUnits: 200 } as never)).toBe('pricing.searchUnits is not a price; use pricing.searchUnit (prices: input, cacheRead, cacheWrite5m, cacheWrite1h, output, webSearch, searchUnit)');
+    expect(pricingProblem({ input: 0, searchUnit: 1_000_001 })).toMatch(/^pricing.searchUnit must be a non-negative number of minor units per 1,000 search units, at most 1000000 /);
+    expect(holdFor(defaultEstimator({ query: 'q', documents: Array.from({ length: 150 }, () => 'd') }), { input: 0, searchUnit: 2_000 })).toBe(4); // 2 units at 2 each
+  });
+});
+
 describe('carryCharge', () => {
   it('charges whole units of carry + cost and carries the rest', () => {
     expect(carryCharge('0', '0.0258')).toEqual({ charge: 0, carry: '0.0258' });
@@ -93,7 +109,8 @@ describe('defaultEstimator', () => {
   it('counts characters / 3 plus per-message overhead, and max_tokens as output', () => {
     expect(defaultEstimator({ system: 'abc', messages: [{ role: 'user', content: 'abcdef' }], max_tokens: 10 })).toEqual({ inputTokens: 3 + 8, outputTokens: 10 });
     expect(defaultEstimator({ messages: [{ content: [{ type: 'text', text: 'abc' }] }], max_completion_tokens: 4 })).toEqual({ inputTokens: 9, outputTokens: 4 });
-    expect(defaultEstimator({ query: 'ab', documents: ['abcd', 'ef'] })).toEqual({ inputTokens: 4, outputTokens: 0 });
+    expect(defaultEstimator({ query: 'ab', documents: ['abcd', 'ef'] })).toEqual({ inputTokens: 4, outputTokens: 0, searchUnits: 1 });
+    expect(defaultEstimator({ query: 'q', documents: Array.from({ length: 201 }, () => 'd') }).searchUnits).toBe(3); // one per 100 documents begun
     expect(defaultEstimator(null)).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 
@@ -156,7 +173,7 @@ describe('UsageTracker', () => {
 });
 
 describe('every figure of the table is read, priced and counted (the hot paths write them out by name)', () => {
-  const prices: Record<string, number> = { input: 1, cacheRead: 2, cacheWrite5m: 3, cacheWrite1h: 4, output: 5, webSearch: 6 };
+  const prices: Record<string, number> = { input: 1, cacheRead: 2, cacheWrite5m: 3, cacheWrite1h: 4, output: 5, webSearch: 6, searchUnit: 7 };
   it.each(FIGURE_NAMES.map((name) => [name]))('%s', (name) => {
     const figure = USAGE_FIGURES[name];
     const tracker = new UsageTracker();
@@ -165,8 +182,8 @@ describe('every figure of the table is read, priced and counted (the hot paths w
     const usage = tracker.snapshot();
     expect(usage[name]).toBe(7);
     const pricing = { input: 0, ...Object.fromEntries(PRICE_FIELDS.map((f) => [f, f === figure.price ? prices[f] : 0])) } as Pricing;
-    // 7 units at its price per `per` units (0 for a figure never billed).
-    const expected = figure.price === null ? '0' : fromPico(BigInt(7 * (prices[figure.price] as number) * 1_000_000 / figure.per) * 1_000_000n);
+    // 7 units at its price per `per` units.
+    const expected = fromPico(BigInt(7 * (prices[figure.price] as number) * 1_000_000 / figure.per) * 1_000_000n);
     expect(costOf(usage, pricing)).toBe(expected);
     expect(tokensOf(usage, 'input') + tokensOf(usage, 'output')).toBe(figure.tokens === null ? 0 : 7);
     expect(weightedTokens(usage, undefined)).toBe(figure.tokens === null ? 0 : 7);

@@ -1,7 +1,7 @@
 /** lib/cli/summary.ts: what serve and validate print of a config: models, and each upstream's URL with credentials masked. */
 import { anthropicAdapter, openaiChatAdapter } from '../../../lib';
 import type { GatewayConfig } from '../../../lib/cli/config';
-import { describeModels, printableURL, upstreamEndpoints, upstreamLines } from '../../../lib/cli/summary';
+import { configWarnings, describeModels, printableURL, upstreamEndpoints, upstreamLines } from '../../../lib/cli/summary';
 
 const config = {
   upstreams: { a: { type: 'anthropic' }, o: { type: 'openai' }, both: { type: 'failover', of: ['a', 'o'] } },
@@ -31,5 +31,16 @@ describe('the start-up summary', () => {
     expect(printableURL('https://user@host/x')).toBe('https://***@host/x');
     expect(printableURL('https://host/x')).toBe('https://host/x');
     expect(printableURL('not a url')).toBe('not a url');
+  });
+});
+
+describe('configWarnings()', () => {
+  it('warns of a memory store without an admin section (no key can ever be made), naming both fixes; nothing otherwise', () => {
+    const [warning, ...more] = configWarnings(config);
+    expect(more).toEqual([]);
+    expect(warning).toMatch(/^warning: a memory store and no admin section: no key can ever be made, so every request gets 401\. Add an admin section \(admin: \{ tokens: .*\) .* or use a postgres store \(store: \{ type: postgres, url: "\$\{DATABASE_URL\}" \}\), whose keys `model-gateway keys create` makes$/);
+    expect(configWarnings({ ...config, store: { type: 'memory' } })).toHaveLength(1);
+    expect(configWarnings({ ...config, admin: { tokens: [{ name: 'a', token: 'x'.repeat(16), access: 'write' }] } })).toEqual([]);
+    expect(configWarnings({ ...config, store: { type: 'postgres', url: 'postgres://x' } })).toEqual([]);
   });
 });

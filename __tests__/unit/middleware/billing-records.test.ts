@@ -1,7 +1,7 @@
 /** lib/middleware/billing-records.ts: the rule's facts, the settlement and the log line, read off a request's context. */
 import { createCatalog, type ModelEntry, type MessagesAdapter } from '../../../lib';
 import { createContext } from '../../../lib/context';
-import { decisionOf, logEntryOf, pricingFormatOf, settlementOf } from '../../../lib/middleware/billing-records';
+import { decisionOf, logEntryOf, pricedByOf, settlementOf } from '../../../lib/middleware/billing-records';
 
 const adapter = { kind: 'messages', format: 'openai', call: () => Promise.reject(new Error('unused')), stream: () => Promise.reject(new Error('unused')) } as unknown as MessagesAdapter;
 const model = createCatalog([{ id: 'gpt-x', capability: 'llm', upstream: adapter, pricing: { input: 1_000_000, output: 2_000_000 } } as ModelEntry]).models[0];
@@ -15,11 +15,14 @@ function finished() {
 }
 
 describe('billing records', () => {
-  it("prices by the model's adapter format, or by the serving failover member's", () => {
+  it("prices by the model's prices and adapter format, or by the serving failover member's", () => {
     const ctx = finished();
-    expect(pricingFormatOf(ctx)).toBe('openai');
+    expect(pricedByOf(ctx)).toEqual({ pricing: model?.pricing, format: 'openai' });
     ctx.attempts.push({ upstream: 'b', ok: true, ms: 3, format: 'anthropic' });
-    expect(pricingFormatOf(ctx)).toBe('anthropic');
+    expect(pricedByOf(ctx)).toEqual({ pricing: model?.pricing, format: 'anthropic' });
+    ctx.attempts.splice(0, 1, { upstream: 'c', ok: true, ms: 3, format: 'anthropic', pricing: { input: 2_000_000 } });
+    // 10 input at 2 + 100 cache reads at 0.1 × 2 (Anthropic) + 5 output at the member's 0 (its own prices leave output out).
+    expect(decisionOf(ctx, true)).toMatchObject({ cost: '40', billingStatus: 'billed' });
   });
 
   it('decides from the confirmed usage at the model price', () => {

@@ -42,7 +42,24 @@ describe('listModels() with an id', () => {
     expect(found.body).toMatchObject({ id: 'plain', object: 'model' });
     const hidden = await request(a).get('/v1/models/agent').set('x-api-key', 'sk-good');
     expect(hidden.status).toBe(404);
-    expect(hidden.body.error).toEqual({ type: 'not_found_error', message: 'model: agent' });
+    expect(hidden.body.error).toEqual({ type: 'not_found_error', message: 'model: "agent" was not found; GET /v1/models lists the models this key can use' });
     expect((await request(one).get('/v1/models').set('x-api-key', 'sk-good')).body.data).toHaveLength(1);
+  });
+});
+
+describe('listModels() and the names a model answers to', () => {
+  const named: ModelEntry = { ...(MODELS[0] as ModelEntry), id: 'opus', aliases: ['claude-opus-4-8[1m]'], patterns: ['claude-opus-*'] };
+  const a = express();
+  a.get(['/v1/models', '/v1/models/:id'], compose([requestId(), authenticate({ store: storeWithCaller(1, ['opus']) }), listModels({ models: [named, ...MODELS] })]));
+  a.use(errorHandler());
+  const ask = (path: string) => request(a).get(path).set('x-api-key', 'sk-good');
+
+  it('lists catalog ids only, and answers an alias or a matching name with its model\'s record', async () => {
+    expect((await ask('/v1/models')).body.data.map((m: { id: string }) => m.id)).toEqual(['opus']);
+    for (const name of ['opus', 'claude-opus-4-8[1m]', 'claude-opus-4-9']) {
+      const res = await ask(`/v1/models/${encodeURIComponent(name)}`);
+      expect([res.status, res.body.id]).toEqual([200, 'opus']);
+    }
+    expect((await ask('/v1/models/claude-sonnet-4-5')).status).toBe(404);
   });
 });

@@ -1,8 +1,8 @@
 /** lib/middleware/reserve.ts: the estimate held on the balance before the call; 402 when short; the store's failure fails closed (or open). */
 import request from 'supertest';
-import { authenticate, resolveModel, reserve, type GatewayStore } from '../../../lib';
+import { authenticate, failover, resolveModel, reserve, type GatewayStore, type ModelEntry } from '../../../lib';
 import { refused } from '../../helpers/config-error';
-import { MODELS, stageApp, storeWithCaller } from './stage-app';
+import { MODELS, stageApp, storeWithCaller, UNUSED } from './stage-app';
 
 const body = (model: string) => ({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });
 
@@ -31,6 +31,19 @@ describe('reserve()', () => {
     expect(res.status).toBe(402);
     expect(res.body.error.type).toBe('billing_error');
     expect(res.body.error.message).toMatch(/^Insufficient balance: this request may cost up to \d+; available 0\.$/);
+  });
+
+  it("holds for a failover group's dearest member, whichever serves", async () => {
+    const store = storeWithCaller(1_000_000);
+    const holds = reserve({ store, timeoutMs: 500 });
+    opened.push(holds);
+    const priced = (input: number, id: string) => ({ ...(MODELS[0] as ModelEntry), id, pricing: { input, output: input } });
+    const members = (dear: number) => failover([{ upstream: UNUSED, pricing: { input: 1_000_000, output: 1_000_000 } }, { upstream: UNUSED, pricing: { input: dear, output: dear } }]);
+    const models: ModelEntry[] = [priced(1_000_000, 'cheap'), priced(5_000_000, 'dear'), { ...(MODELS[0] as ModelEntry), id: 'group', pricing: undefined, upstream: members(5_000_000) }];
+    const a = stageApp([authenticate({ store }), resolveModel({ models, capability: 'llm' }), holds]);
+    const held = async (model: string): Promise<number> => (await request(a).post('/v1/messages').set('x-api-key', 'sk-good').send(body(model))).body.hold;
+    expect(await held('group')).toBe(await held('dear'));
+    expect(await held('group')).toBeGreaterThan(await held('cheap'));
   });
 
   it('holds nothing for a free model, whatever the balance', async () => {

@@ -2,6 +2,7 @@
 import { failover, GatewayError, type MessageResponse, type MessagesAdapter, type MessagesRequest } from '../../../lib';
 import { UsageTracker } from '../../../lib/billing/usage';
 import { formatsOf } from '../../../lib/upstreams/failover';
+import { leavesOf, membersOf } from '../../../lib/upstreams/members';
 import type { UpstreamAttempt, UpstreamCallContext } from '../../../lib/upstreams/types';
 import { refused } from '../../helpers/config-error';
 
@@ -78,5 +79,49 @@ describe('failover()', () => {
   it('checks its members and attempts at construction, by code', () => {
     expect(() => failover([])).toThrow(refused('ERR_MGW_MISSING_OPTION'));
     expect(() => failover([member('a', ['ok'])], { attempts: 0 })).toThrow(refused('ERR_MGW_INVALID_INTEGER'));
+    const a = member('a', ['ok']);
+    expect(() => failover([{ upstream: a, model: 'x' } as never])).toThrow(refused('ERR_MGW_UNKNOWN_OPTION', 'failover: member 0: unknown option "model"; the options are upstream, upstreamModel, pricing.'));
+    expect(() => failover([{ upstream: a, upstreamModel: '' }])).toThrow(refused('ERR_MGW_INVALID_OPTION', 'failover: member 0: "upstreamModel" must be a non-empty string'));
+    expect(() => failover([a, { upstream: a, pricing: { input: -1 } }])).toThrow(refused('ERR_MGW_INVALID_OPTION', 'failover: member 1: pricing.input must be'));
+    expect(() => failover([{ upstreamModel: 'x' } as never])).toThrow(refused('ERR_MGW_INVALID_OPTION', 'member 0 must be an adapter, or { upstream: <adapter>, upstreamModel?, pricing? }'));
+    const priced = failover([{ upstream: a, pricing: { input: 1 } }]);
+    expect(() => failover([{ upstream: priced, pricing: { input: 2 } }])).toThrow(refused('ERR_MGW_INVALID_OPTION', 'its "pricing" is charged by none of its own members'));
+  });
+});
+
+describe('failover() members with their own upstream model and prices', () => {
+  const own = { input: 5 };
+
+  it('sends each member its own model (the request\'s where it has none) and records the model and its prices in each attempt', async () => {
+    const sent: string[] = [];
+    const recording = (name: string, outcome: 'ok' | GatewayError): MessagesAdapter => ({
+      ...member(name, [outcome]), create: (request) => { sent.push(`${name}:${request.model}`); return outcome === 'ok' ? Promise.resolve(ANSWER) : Promise.reject(outcome); },
+    });
+    const group = failover([{ upstream: recording('a', down()), upstreamModel: 'model-a', pricing: own }, recording('b', 'ok')], { backoffMs: 0 });
+    const ctx = callContext();
+    await group.create(REQUEST, ctx);
+    expect(sent).toEqual(['a:model-a', 'b:m']);
+    expect(ctx.attempts.map(({ upstream, ok, model, pricing }) => ({ upstream, ok, model, pricing }))).toEqual([
+      { upstream: 'a', ok: false, model: 'model-a', pricing: own }, { upstream: 'b', ok: true, model: 'm', pricing: undefined },
+    ]);
+  });
+
+  it('keeps the health of each member apart, one adapter in two members included (a second model on the same upstream)', async () => {
+    const sent: string[] = [];
+    const shared: MessagesAdapter = { ...member('s', ['ok']), create: (request) => (sent.push(request.model), request.model === 'big' ? Promise.reject(down()) : Promise.resolve(ANSWER)) };
+    const group = failover([{ upstream: shared, upstreamModel: 'big' }, { upstream: shared, upstreamModel: 'small' }], { attempts: 2, failureThreshold: 1, cooldownMs: 60_000, backoffMs: 0 });
+    await group.create(REQUEST, callContext());
+    await group.create(REQUEST, callContext()); // 'big' is cooling down: 'small' serves at once
+    expect(sent).toEqual(['big', 'small', 'small']);
+  });
+
+  it('lists its leaves through nested groups, each with the model and prices it is given (the innermost member\'s first)', () => {
+    const inner = failover([{ upstream: member('a', ['ok']), upstreamModel: 'inner-a', pricing: own }, member('b', ['ok'], 'openai')]);
+    const outer = failover([{ upstream: inner, upstreamModel: 'outer', pricing: { input: 9 } }, member('c', ['ok'])]);
+    expect(membersOf(outer)?.map((m) => m.upstream.name)).toEqual(['failover(a,b)', 'c']);
+    expect(leavesOf(outer).map((l) => [l.upstream.name, l.format, l.upstreamModel, l.pricing])).toEqual([
+      ['a', 'anthropic', 'inner-a', own], ['b', 'openai', 'outer', { input: 9 }], ['c', 'anthropic', undefined, undefined],
+    ]);
+    expect(membersOf(member('d', ['ok']))).toBeUndefined();
   });
 });

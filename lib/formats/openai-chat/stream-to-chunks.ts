@@ -1,4 +1,6 @@
 /** The Anthropic events of a stream → the chat route's `chat.completion.chunk` frames. */
+import { invalidToolInput } from '../../answer-errors';
+import { toolArguments } from '../../messages/content';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageUsage } from '../../messages/request';
 import { chunkFrames, stringFrames } from './chunk-envelope';
@@ -29,8 +31,8 @@ export class ChatChunks {
   /** The frames of text and reasoning deltas, serialised but for their string (chunk-envelope.ts). */
   private textFrame: ((text: string) => string) | undefined;
   private reasoningFrame: ((text: string) => string) | undefined;
-  /** Each tool_use block's call number, whether arguments were sent for it and its fragments' frames, by block index. */
-  private calls: Map<number, { index: number; sent: boolean; frame: (args: string) => string }> | undefined;
+  /** Each tool_use block's call number, the arguments sent for it and its fragments' frames, by block index. */
+  private calls: Map<number, { index: number; json: string; frame: (args: string) => string }> | undefined;
 
   constructor(
     private readonly id: string,
@@ -62,7 +64,7 @@ export class ChatChunks {
           const calls = (this.calls ??= new Map());
           const index = calls.size;
           const frame = stringFrames(this.frameOf, (args) => choiceOf({ tool_calls: [{ index, function: { arguments: args } }] }, null));
-          calls.set(event.index as number, { index, sent: false, frame });
+          calls.set(event.index as number, { index, json: '', frame });
           text += this.chunk({ tool_calls: [{ index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] }, null);
           break;
         }
@@ -70,9 +72,11 @@ export class ChatChunks {
           text += this.deltaFrame(event);
           break;
         case 'content_block_stop': {
-          // A call without input still sends its arguments: "{}", which every client parses.
+          // A call without input still sends its arguments: "{}", which every client parses; any other
+          // that is not a JSON object makes the answer invalid (never a finish reason "tool_calls").
           const call = this.calls?.get(event.index as number);
-          if (call && !call.sent) text += this.chunk({ tool_calls: [{ index: call.index, function: { arguments: '{}' } }] }, null);
+          if (call && call.json === '') text += this.chunk({ tool_calls: [{ index: call.index, function: { arguments: '{}' } }] }, null);
+          else if (call && !toolArguments(call.json)) throw invalidToolInput(call.json);
           break;
         }
         case 'message_delta': {
@@ -103,7 +107,7 @@ export class ChatChunks {
       case 'input_json_delta': {
         const call = this.calls?.get(event.index as number);
         if (call === undefined || typeof delta.partial_json !== 'string' || delta.partial_json === '') return '';
-        call.sent = true;
+        call.json += delta.partial_json;
         return call.frame(delta.partial_json);
       }
       default: // signatures, citations and newer deltas have no chat counterpart

@@ -1,5 +1,6 @@
 /** A whole answer (a Message) → the response object `responses.create` answers with. */
-import { isBlock } from '../../messages/content';
+import { invalidToolInput } from '../../answer-errors';
+import { isBlock, toolInputJson } from '../../messages/content';
 import type { MessageResponse } from '../../messages/request';
 import { callItem, messageItem, outputText, reasoningItem, webSearchItem } from './output';
 import { isReasoningBlock } from './reasoning';
@@ -11,8 +12,14 @@ import type { MessageItem, OutputItem, ResponseObject } from './types';
  * The response for a Message: consecutive text blocks as one message item (a part each), thinking
  * and redacted thinking as reasoning items, tool calls as function or custom tool calls, Anthropic's
  * web searches as web_search_call items, in the order the upstream gave them. Server tool results
- * and blocks the format has no item for are left out.
+ * and blocks the format has no item for are left out. A call whose input is not a JSON object
+ * makes the answer invalid (docs/translation.md, "Invalid answers").
  */
+/** Throws the invalid answer a tool input that is not a JSON object makes. */
+const invalid = (input: unknown): never => {
+  throw invalidToolInput(JSON.stringify(input) ?? String(input));
+};
+
 export function responseFromMessage(message: MessageResponse, envelope: ResponseEnvelope): ResponseObject {
   const output: OutputItem[] = [];
   let text: MessageItem | undefined;
@@ -24,7 +31,7 @@ export function responseFromMessage(message: MessageResponse, envelope: Response
     }
     text = undefined;
     if (isReasoningBlock(block)) output.push(reasoningItem(block, envelope.plan));
-    else if (isBlock(block, 'tool_use')) output.push(callItem(block.id, block.name, JSON.stringify(block.input ?? {}), envelope.plan, 'completed'));
+    else if (isBlock(block, 'tool_use')) output.push(callItem(block.id, block.name, toolInputJson(block.input) ?? invalid(block.input), envelope.plan, 'completed'));
     else if (isBlock(block, 'server_tool_use') && block.name === WEB_SEARCH_TOOL) output.push(webSearchItem(JSON.stringify(block.input ?? {}), 'completed'));
   }
   const last = output.at(-1);

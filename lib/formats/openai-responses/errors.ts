@@ -1,5 +1,5 @@
 /** Errors in the Responses format: a refusal naming the request's field, and the `error` a failed response carries. */
-import { GatewayError, type ErrorCode } from '../../errors';
+import { GatewayError, type ErrorCode, type UpstreamTerms } from '../../errors';
 
 /** The refusal of what the content model cannot express: 400 naming the field of the Responses body, before any upstream call. */
 export function refused(path: string, reason: string): GatewayError {
@@ -25,7 +25,12 @@ const FAILURE_CODES: Readonly<Record<ErrorCode, string>> = Object.freeze({
   overloaded_error: 'server_error',
 });
 
-/** The `error` of a failed response: a standard code and the gateway's safe text (never the upstream's words). */
-export function failureOf(code: ErrorCode, message: string): { code: string; message: string } {
+/**
+ * The `error` of a failed response: a standard code and the gateway's safe text (never the
+ * upstream's words); a refusal whose upstream said `context_length_exceeded` (`terms`) keeps that
+ * code, which Codex stops on ("ran out of room"), as it does on the same HTTP 400.
+ */
+export function failureOf(code: ErrorCode, message: string, terms?: UpstreamTerms): { code: string; message: string } {
+  if (code === 'invalid_request_error' && terms?.code === 'context_length_exceeded') return { code: terms.code, message };
   return { code: FAILURE_CODES[code], message };
 }

@@ -8,6 +8,7 @@ import * as history from './history';
 import * as ids from './ids';
 import * as input from './input';
 import * as native from './native';
+import * as reasoning from './reasoning';
 import * as request from './request';
 import * as response from './response';
 import * as stream from './stream';
@@ -25,6 +26,9 @@ export const { responseFromMessage } = answer;
 export const { ResponsesStream } = stream;
 export type ResponsesStream = stream.ResponsesStream;
 export type { ResponsesAsMessages, ResponsesPlan, Target } from './request';
+/** The key of the reasoning content the gateway issues (an HMAC secret shared by every instance, or one per process). */
+export const { reasoningSeal, MIN_REASONING_SECRET } = reasoning;
+export type ReasoningSeal = reasoning.ReasoningSeal;
 
 /** A Responses upstream: Messages → a Responses body; a response object and its events → a Message and Messages events. */
 export const { toResponsesRequest } = upstreamRequest;

@@ -9,7 +9,7 @@ import type { ContentBlock, MessageParam, ToolResultBlock, ToolUseBlock } from '
 import { refused } from './errors';
 import { toolUseIdOf } from './ids';
 import { blocksOf, promptTextOf } from './parts';
-import { reasoningBlockOf } from './reasoning';
+import { reasoningBlockOf, type ReasoningSeal } from './reasoning';
 import { CUSTOM_INPUT, type PlacedTool, type ToolNames } from './tools';
 import type { InputItem, InputPart } from './types';
 
@@ -27,6 +27,11 @@ class Turns {
     (leading ? this.lead : this.rest).push(...blocks);
   }
 
+  /** The index the turn of `role`'s next blocks gets (the open turn's, or the one after it). */
+  at(role: 'user' | 'assistant'): number {
+    return this.role === undefined || this.role === role ? this.messages.length : this.messages.length + 1;
+  }
+
   flush(): void {
     if (this.role && this.lead.length + this.rest.length > 0) this.messages.push({ role: this.role, content: [...this.lead, ...this.rest] });
     this.lead = [];
@@ -34,11 +39,17 @@ class Turns {
   }
 }
 
-/** What the turns are built with: the request's tool names and upstream format, and where drops are recorded. */
+/** What the turns are built with: the request's tool names and upstream format, where drops are recorded, and whether a tool output needs its call. */
 export interface InputContext {
   names: ToolNames;
   format: UpstreamFormat | undefined;
   dropped: string[];
+  /** A tool output whose call_id no call before it has is refused (the upstream would refuse a body the client never sent). Default: false. */
+  outputsNeedCalls?: boolean;
+  /** The key the gateway's reasoning content is authenticated with. */
+  seal: ReasoningSeal;
+  /** Filled here: each reasoning item whose gateway content did not authenticate, and the turn its thinking would have gone to. */
+  unauthenticated: Array<{ path: string; turn: number }>;
 }
 
 /** The items of `input` (a string is one user message). */
@@ -91,6 +102,7 @@ export function conversationOf(items: readonly InputItem[], context: InputContex
   const { names, format, dropped } = context;
   const system: string[] = [];
   const turns = new Turns();
+  const calls = new Set<string>();
   let leading = true;
   items.forEach((given, i) => {
     const path = `input.${i}`;
@@ -107,12 +119,17 @@ export function conversationOf(items: readonly InputItem[], context: InputContex
         return turns.add(item.role === 'assistant' ? 'assistant' : 'user', blocksOf(item.content as InputPart[] | string | null, `${path}.content`, format));
       case 'function_call':
       case 'custom_tool_call':
+        calls.add(String(item.call_id));
         return turns.add('assistant', [toolUse(item, path, names)]);
       case 'function_call_output':
       case 'custom_tool_call_output':
+        if (context.outputsNeedCalls === true && !calls.has(String(item.call_id))) {
+          throw refused(`${path}.call_id`, 'answers no function_call or custom_tool_call before it (a tool output follows the call it answers, in the input or the history it chains from)');
+        }
         return turns.add('user', [toolResult(item, path, format)], true);
       case 'reasoning': {
-        const block = reasoningBlockOf(item, path, dropped);
+        const { block, unauthenticated } = reasoningBlockOf(item, path, dropped, context.seal);
+        if (unauthenticated) context.unauthenticated.push({ path: `${path}.encrypted_content`, turn: turns.at('assistant') });
         return turns.add('assistant', block ? [block] : [], true);
       }
       default:

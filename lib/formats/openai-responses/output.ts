@@ -1,7 +1,7 @@
 /** The output items an answer's blocks become, for the JSON answer and the stream alike. */
 import { isBlock } from '../../messages/content';
 import { callIdOf, newId } from './ids';
-import { encryptedContentOf, type ReasoningBlock } from './reasoning';
+import type { ReasoningBlock } from './reasoning';
 import type { ResponsesPlan } from './request';
 import { CUSTOM_INPUT } from './tools';
 import type { CustomToolCallItem, FunctionCallItem, ItemStatus, MessageItem, OutputText, ReasoningItem, WebSearchItem } from './types';
@@ -12,12 +12,12 @@ export const messageItem = (status: ItemStatus): MessageItem => ({ type: 'messag
 
 /**
  * A reasoning item: its summary the thinking's text when the request asked for one; the gateway's
- * encrypted content when `include` asked (and in `plan.sealed`, when the plan keeps it).
+ * encrypted content (authenticated by `plan.seal`) when `include` asked (and in `plan.sealed`, when the plan keeps it).
  */
 export function reasoningItem(block: ReasoningBlock, plan: ResponsesPlan, id = newId('reasoning')): ReasoningItem {
   const text = isBlock(block, 'thinking') ? block.thinking : '';
   const item: ReasoningItem = { type: 'reasoning', id, summary: plan.summary && text !== '' ? [{ type: 'summary_text', text }] : [], status: 'completed' };
-  const content = plan.encrypted || plan.sealed ? encryptedContentOf(block) : undefined;
+  const content = plan.encrypted || plan.sealed ? plan.seal.seal(block) : undefined;
   if (content !== undefined) {
     plan.sealed?.set(id, content);
     if (plan.encrypted) item.encrypted_content = content;

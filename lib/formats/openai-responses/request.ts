@@ -1,9 +1,10 @@
 /** Responses request → Messages request, with the plan its answer is written by (tool names, what to include, what to echo). */
 import type { UpstreamFormat } from '../../billing/figures';
+import type { MessageParam } from '../../messages/content';
 import type { MessagesRequest } from '../../messages/request';
 import { refused } from './errors';
 import { conversationOf, hoistedTools, itemsOf } from './input';
-import { outputAndThinking } from './reasoning';
+import { outputAndThinking, type ReasoningSeal } from './reasoning';
 import { messagesToolChoice, messagesTools, ToolNames, type PlacedTool } from './tools';
 import type { ResponsesRequest } from './types';
 
@@ -17,6 +18,27 @@ export interface Target {
   maxOutputTokens?: number;
   /** The output bound of a request that names none. */
   defaultMaxTokens: number;
+  /** The key the gateway's reasoning content is authenticated with, both ways. */
+  seal: ReasoningSeal;
+  /**
+   * The body goes up as the client sent it (a native Responses upstream): that upstream judges the
+   * `include` values and the tool outputs it is sent. Otherwise the translation refuses what the
+   * upstream would be asked about a body the client never sent. Default: false.
+   */
+  passThrough?: boolean;
+}
+
+/** The values `include` takes (the openai SDK's ResponseIncludable). */
+const INCLUDABLE: ReadonlySet<string> = new Set([
+  'reasoning.encrypted_content', 'message.output_text.logprobs', 'message.input_image.image_url', 'computer_call_output.output.image_url',
+  'web_search_call.results', 'web_search_call.action.sources', 'file_search_call.results', 'code_interpreter_call.outputs',
+]);
+
+/** Refuses an `include` value the API does not have, naming it (the Responses API answers the same). */
+function checkInclude(include: readonly string[] | null | undefined): void {
+  (include ?? []).forEach((value, i) => {
+    if (!INCLUDABLE.has(value)) throw refused(`include.${i}`, `${JSON.stringify(value.slice(0, 64))} is not a value include takes (${[...INCLUDABLE].join(', ')})`);
+  });
 }
 
 /** What the answer is written by: the caller's tool names, whether reasoning is returned whole or summarised, the fields a response echoes. */
@@ -30,6 +52,26 @@ export interface ResponsesPlan {
   readonly echo: Readonly<Record<string, unknown>>;
   /** When given, each reasoning item's encrypted content is kept here by item id, whatever `include` asked (a stored response keeps it for chaining). */
   readonly sealed?: Map<string, string>;
+  /** The key the answer's reasoning content is authenticated with. */
+  readonly seal: ReasoningSeal;
+}
+
+/** Whether a turn calls a tool. */
+const callsTool = (turn: MessageParam | undefined): boolean => typeof turn?.content !== 'string' && (turn?.content ?? []).some((b) => b.type === 'tool_use');
+
+/**
+ * Refuses reasoning the gateway cannot authenticate where Anthropic needs its thinking: with
+ * thinking on, the last assistant turn that calls a tool must start with its thinking block
+ * (Anthropic refuses the request without it). Anywhere else the drop stands (Anthropic takes a
+ * conversation without an earlier turn's thinking).
+ */
+function checkNeededThinking(unauthenticated: ReadonlyArray<{ path: string; turn: number }>, messages: readonly MessageParam[]): void {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]?.role !== 'assistant') last--;
+  const needed = unauthenticated.find((u) => u.turn === last && callsTool(messages[last]));
+  if (needed) {
+    throw refused(needed.path, 'is reasoning this gateway cannot authenticate (made up, altered, or issued by a gateway with another reasoning secret), and Anthropic needs the thinking of the last turn that called a tool; send the reasoning item back as this gateway issued it');
+  }
 }
 
 /** A Messages body whose output bound resolveModel() may still default (`Omit` would lose the known fields to the index signature). */
@@ -70,12 +112,15 @@ function outputConfig(format: NonNullable<NonNullable<ResponsesRequest['text']>[
  */
 export function messagesFromResponses(body: ResponsesRequest, target: Target, count = false): { request: ResponsesAsMessages; plan: ResponsesPlan; dropped: string[] } {
   const dropped: string[] = [];
+  const passThrough = target.passThrough === true;
+  if (!passThrough) checkInclude(body.include);
   const names = new ToolNames();
   const items = itemsOf(body.input);
   const placed: PlacedTool[] = (body.tools ?? []).map((tool, i) => ({ tool, path: `tools.${i}` }));
   const tools = messagesTools([...placed, ...hoistedTools(items)], target.format, names, dropped);
   const choice = messagesToolChoice(body.tool_choice, body.parallel_tool_calls, tools, names, dropped);
-  const { system, messages } = conversationOf(items, { names, format: target.format, dropped });
+  const unauthenticated: Array<{ path: string; turn: number }> = [];
+  const { system, messages } = conversationOf(items, { names, format: target.format, dropped, outputsNeedCalls: !passThrough, seal: target.seal, unauthenticated });
   if (messages.length === 0) throw refused('input', 'holds no user or assistant item to answer');
   if (typeof body.instructions === 'string' && body.instructions !== '') system.unshift(body.instructions);
   const request: ResponsesAsMessages = { model: body.model, messages };
@@ -89,6 +134,7 @@ export function messagesFromResponses(body: ResponsesRequest, target: Target, co
     if (choice) request.tool_choice = choice;
   }
   if (thinking) request.thinking = thinking;
+  if (thinking && target.format === 'anthropic' && unauthenticated.length > 0) checkNeededThinking(unauthenticated, messages);
   if (!count) {
     if (body.temperature !== undefined && body.temperature !== null) request.temperature = body.temperature;
     if (body.top_p !== undefined && body.top_p !== null) request.top_p = body.top_p;
@@ -100,7 +146,7 @@ export function messagesFromResponses(body: ResponsesRequest, target: Target, co
   }
   const summary = body.reasoning?.summary ?? body.reasoning?.generate_summary;
   const plan: ResponsesPlan = {
-    names, encrypted: (body.include ?? []).includes('reasoning.encrypted_content'), summary: typeof summary === 'string', echo: echoOf(body),
+    names, encrypted: (body.include ?? []).includes('reasoning.encrypted_content'), summary: typeof summary === 'string', echo: echoOf(body), seal: target.seal,
   };
   return { request, plan, dropped };
 }

@@ -4,8 +4,9 @@
  * then `response.completed` or `.incomplete` carrying the whole output and the usage. Every event
  * has the next `sequence_number`; one response id from first to last.
  */
-import type { ErrorCode } from '../../errors';
-import type { ContentBlock } from '../../messages/content';
+import type { ErrorCode, UpstreamTerms } from '../../errors';
+import { invalidToolInput } from '../../answer-errors';
+import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageUsage, StopReason } from '../../messages/request';
 import { frame } from '../../wire/sse-writer';
@@ -62,8 +63,25 @@ export class ResponsesStream {
     return this.responseEvent('response.created', response) + this.responseEvent('response.in_progress', response);
   }
 
-  /** The frames for a batch of events; `message_stop` ends them with the final response. */
+  /**
+   * The frames for a batch of events; `message_stop` ends them with the final response. An invalid
+   * answer (a call's input that is not a JSON object) is thrown, and the batch's frames with it:
+   * what failed() writes then follows the last frame written (its numbering, its output).
+   */
   framesOf(events: readonly StreamEvent[]): string {
+    const { seq, started } = this;
+    const items = this.output.length;
+    try {
+      return this.framesOfBatch(events);
+    } catch (err) {
+      this.seq = seq;
+      this.started = started;
+      this.output.length = items;
+      throw err;
+    }
+  }
+
+  private framesOfBatch(events: readonly StreamEvent[]): string {
     let text = this.start();
     for (const event of events) {
       switch (event.type) {
@@ -109,9 +127,9 @@ export class ResponsesStream {
     return this.start() || this.event('response.in_progress', { response: this.envelope.object('in_progress', this.output, undefined) });
   }
 
-  /** `response.failed` with a standard code and the safe text, and the output so far. */
-  failed(code: ErrorCode, message: string): string {
-    return this.start() + this.event('response.failed', { response: this.envelope.object('failed', this.output, this.usage, { error: failureOf(code, message) }) });
+  /** `response.failed` with a standard code (see failureOf) and the safe text, and the output so far. */
+  failed(code: ErrorCode, message: string, terms?: UpstreamTerms): string {
+    return this.start() + this.event('response.failed', { response: this.envelope.object('failed', this.output, this.usage, { error: failureOf(code, message, terms) }) });
   }
 
   private added(item: OutputItem): { text: string; at: number } {
@@ -211,6 +229,7 @@ export class ResponsesStream {
         + this.event('response.content_part.done', { ...fields, content_index: open.content, part: open.part });
     }
     let text = '';
+    if (open.kind === 'call' && !toolArguments(open.json)) throw invalidToolInput(open.json); // an invalid answer, never a completed call
     if (open.kind === 'reasoning') {
       const part = open.item.summary[0];
       if (part) {

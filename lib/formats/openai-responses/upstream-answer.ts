@@ -66,7 +66,9 @@ function codeOfFailure(code: unknown): ErrorCode {
 export function failureFrom(error: unknown, name: string): GatewayError {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown };
   const code = codeOfFailure(e.code);
-  return new GatewayError(code, SAFE_MESSAGES[code], { detail: `upstream ${name} response failed: ${JSON.stringify(error).slice(0, 2000)}` });
+  // A prompt over the model's context keeps its code: clients stop on it (retrying fails the same way).
+  const terms = e.code === 'context_length_exceeded' ? { upstreamTerms: { code: 'context_length_exceeded' } } : {};
+  return new GatewayError(code, SAFE_MESSAGES[code], { detail: `upstream ${name} response failed: ${JSON.stringify(error).slice(0, 2000)}`, ...terms });
 }
 
 /** The parsed arguments of a call: a JSON object, else the upstream's fault (an invalid answer, not billed). */

@@ -32,17 +32,19 @@ export class MemoryReviews {
   }
 
   private recordOf({ settlement: s, at }: Kept): ReviewRecord {
+    const line = this.logEntry(s.requestId);
     return {
       requestId: s.requestId, callerId: s.callerId, model: s.model, endpoint: s.endpoint, charge: s.charge, usage: s.usage,
-      upstream: this.logEntry(s.requestId)?.upstream ?? null, at, resolution: this.resolutions.get(s.requestId) ?? null,
+      upstream: line?.upstream ?? null, detail: line?.detail ?? null, attempts: line?.attempts ?? [], at, resolution: this.resolutions.get(s.requestId) ?? null,
     };
   }
 
   /** Oldest first, by time then request id (as PostgresStore). */
   list(query: ReviewQuery): Page<ReviewRecord> {
-    const open = query.open ?? true;
+    const open = query.requestId === undefined && (query.open ?? true);
     const page = pageOf(lastOf(this.kept, this.max), { limit: query.limit, after: query.after }, {
-      keep: (k) => (query.callerId === undefined || k.settlement.callerId === query.callerId) && !(open && this.resolutions.has(k.settlement.requestId)),
+      keep: (k) => (query.callerId === undefined || k.settlement.callerId === query.callerId) && (query.requestId === undefined || k.settlement.requestId === query.requestId)
+        && !(open && this.resolutions.has(k.settlement.requestId)),
       key: (k) => [k.at, k.settlement.requestId], shape: ['number', 'string'], order: 'oldest',
     });
     return { items: page.items.map((k) => this.recordOf(k)), next: page.next };

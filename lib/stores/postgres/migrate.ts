@@ -47,9 +47,9 @@ function sqlFiles(): Array<{ file: string; version: number }> {
   return readdirSync(SQL_DIR).filter((f) => /^\d+_.+\.sql$/.test(f)).sort().map((file) => ({ file, version: Number(file.split('_')[0]) }));
 }
 
-/** The newest schema version this package ships. */
-export function latestVersion(): number {
-  return Math.max(...sqlFiles().map((f) => f.version));
+/** The schema versions this package ships, in order (numbers may skip: a schema needs every one, not only the newest). */
+export function shippedVersions(): number[] {
+  return sqlFiles().map((f) => f.version);
 }
 
 /** Applies every SQL file not applied yet to `schema`; returns the versions applied now. */

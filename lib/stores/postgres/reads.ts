@@ -146,7 +146,8 @@ export async function spend(db: PgQueryable, s: string, q: ReadQuery & { from: n
 export function reviewOfRow(row: Record<string, unknown>): ReviewRecord {
   return {
     requestId: row.request_id as string, callerId: row.caller_id as string, model: row.model as string, endpoint: row.endpoint as string,
-    charge: num(row.charge), usage: row.usage as ReviewRecord['usage'], upstream: (row.upstream as string | null) ?? null, at: Math.round(num(row.at)),
+    charge: num(row.charge), usage: row.usage as ReviewRecord['usage'], upstream: (row.upstream as string | null) ?? null,
+    detail: (row.detail as string | null) ?? null, attempts: (row.attempts as ReviewRecord['attempts'] | null) ?? [], at: Math.round(num(row.at)),
     resolution: row.resolution === null ? null : {
       action: row.resolution as 'charge' | 'waive', amount: num(row.resolved_charge), by: row.resolved_by as string,
       reason: row.reason as string, at: Math.round(num(row.resolved_at)),
@@ -162,7 +163,8 @@ type Run = (name: 'listReviews' | 'resolveReview', values: unknown[]) => Promise
 export async function listReviews(run: Run, query: ReviewQuery): Promise<Page<ReviewRecord>> {
   const limit = pageSize(query.limit);
   const after = decodeCursor(query.after, isCursor);
-  const { rows } = await run('listReviews', [query.callerId ?? null, query.open ?? true, after?.[0] ?? null, after?.[1] ?? null, null, limit + 1]);
+  const open = query.requestId === undefined && (query.open ?? true);
+  const { rows } = await run('listReviews', [query.callerId ?? null, open, after?.[0] ?? null, after?.[1] ?? null, query.requestId ?? null, limit + 1]);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return { items: page.map(reviewOfRow), next: rows.length > limit && last ? encodeCursor([last.cursor_at, last.request_id]) : null };

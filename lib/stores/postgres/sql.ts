@@ -70,8 +70,8 @@ export function statements(s: string) {
         ON CONFLICT (caller_id) DO UPDATE SET balance = ${s}.balances.balance + EXCLUDED.balance)
       SELECT (SELECT count(*) FROM l)::int AS applied, (SELECT known FROM a) AS known, x.caller_id, x.amount
       FROM (SELECT 1) one LEFT JOIN ${s}.ledger x ON x.idempotency_key = $3`,
-    // Reviews oldest first, with the upstream from the log; `cursor_at` is the exact timestamp as text (see cursorTime).
-    listReviews: `SELECT r.request_id, r.caller_id, r.model, r.endpoint, r.charge, r.usage, g.upstream,
+    // Reviews oldest first, with the upstream, detail and attempts from the log; `cursor_at` is the exact timestamp as text (see cursorTime).
+    listReviews: `SELECT r.request_id, r.caller_id, r.model, r.endpoint, r.charge, r.usage, g.upstream, g.detail, g.attempts,
         extract(epoch FROM r.created_at) * 1000 AS at, ${cursorTime('r.created_at')} AS cursor_at,
         r.resolution, r.resolved_charge, r.resolved_by, r.reason, extract(epoch FROM r.resolved_at) * 1000 AS resolved_at
       FROM ${s}.reviews r LEFT JOIN ${s}.request_log g USING (request_id)

@@ -14,7 +14,7 @@ import type { Account, LedgerEntry, LedgerReads, Page, ReadQuery, RequestQuery, 
 import type { ReviewQuery, ReviewRecord, ReviewStore, ResolveReview } from '../reviews';
 import type { AccountQuery, AccountRow, SeriesPoint, SeriesQuery, StatsReads } from '../stats';
 import type { MemoryKey } from '../keys';
-import { checkSchemaName, latestVersion, migrate, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
+import { checkSchemaName, migrate, shippedVersions, type PgPoolLike, type PgQueryable, type PgResult } from './migrate';
 import { PostgresResponses } from './responses';
 import { retrying, settleBatch } from './settle';
 import { PgCallers } from './callers';
@@ -109,11 +109,11 @@ export class PostgresStore implements GatewayStore, ReviewStore, LedgerReads, Au
     return on.query({ name: `mgw_${this.schema}_${name}`, text: this.sql[name], values });
   }
 
-  /** Resolves when the database answers and holds this package's newest schema; rejects naming what is missing. */
+  /** Resolves when the database answers and holds every migration this package ships; rejects naming the missing ones. */
   async ready(): Promise<void> {
-    const row = (await this.pool.query(`SELECT max(version) AS v FROM ${this.schema}.migrations`)).rows[0];
-    const version = Number(row?.v ?? 0);
-    if (version < latestVersion()) throw new Error(`PostgresStore: schema "${this.schema}" is at version ${version}, not ${latestVersion()}: run migrate().`);
+    const applied = new Set((await this.pool.query(`SELECT version FROM ${this.schema}.migrations`)).rows.map((r) => Number(r.version)));
+    const missing = shippedVersions().filter((v) => !applied.has(v));
+    if (missing.length > 0) throw new Error(`PostgresStore: schema "${this.schema}" lacks migration${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: run migrate().`);
   }
 
   /** Creates or upgrades the tables (see lib/stores/postgres/sql). */

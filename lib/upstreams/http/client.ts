@@ -2,7 +2,7 @@
 import { GatewayError } from '../../errors';
 import { callAborted, offCallAbort, onCallAbort } from '../call-context';
 import { badUpstreamAnswer } from '../../answer-errors';
-import { callerFacingMessage, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
+import { callerFacingMessage, callerFacingTerms, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { ResolvedHttp } from './options';
 import type { ResponseLike, UpstreamCallContext } from '../types';
 
@@ -138,8 +138,12 @@ class UpstreamCall implements OpenResponse {
   }
 }
 
-/** POSTs JSON upstream (with `headers`, default the adapter's); resolves once the headers are in, with a 2xx status, or throws GatewayError. */
-export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext, headers: Readonly<Record<string, string>> = http.headers): Promise<OpenResponse> {
+/**
+ * POSTs JSON upstream (with `headers`, default the adapter's); resolves once the headers are in,
+ * with a 2xx status, or throws GatewayError. `asSent`: the body is the caller's own, so a refusal
+ * keeps the upstream's OpenAI terms (`param`, `code`: they name the caller's fields).
+ */
+export async function postJson(http: ResolvedHttp, path: string, body: unknown, ctx: UpstreamCallContext, headers: Readonly<Record<string, string>> = http.headers, asSent = false): Promise<OpenResponse> {
   const call = new UpstreamCall(http, ctx);
   call.timer = setTimeout(expire, http.timeouts.firstByteMs, call, 'first byte');
   try {
@@ -156,7 +160,7 @@ export async function postJson(http: ResolvedHttp, path: string, body: unknown, 
   if (response.status < 200 || response.status > 299) {
     const text = await call.text().catch((err: unknown) => `(body unreadable: ${String(err)})`);
     throw upstreamError(response.status, `upstream ${http.name} ${response.status}: ${text.slice(0, 4000)}`,
-      parseRetryAfter(response.headers.get('retry-after')), callerFacingMessage(response.status, text));
+      parseRetryAfter(response.headers.get('retry-after')), callerFacingMessage(response.status, text), asSent ? callerFacingTerms(response.status, text) : undefined);
   }
   return call;
 }

@@ -6,6 +6,7 @@ import nodeFetch from 'node-fetch';
 import { checkKnownOptions } from '../../check-options';
 import { createAgents } from './agent';
 import { redactor } from './redact';
+import { knowHost } from './shown';
 import type { FetchLike, HttpAdapterOptions, UpstreamTimeouts } from '../types';
 
 /** Defaults of UpstreamTimeouts. */
@@ -81,6 +82,7 @@ export function resolveHttp(
     : (nodeFetch as unknown as FetchLike);
   const headers = { 'content-type': 'application/json', ...options.headers, ...(options.apiKey ? authHeaders(options.apiKey) : {}) };
   const baseURL = options.baseURL.replace(/\/+$/, '');
+  knowHost(baseURL); // a text bound for a caller names no upstream host
   return Object.freeze({
     name: options.name ?? defaultName,
     baseURL,

@@ -11,7 +11,7 @@ export function redactor(secret: string | undefined): (text: string) => string {
 export function redacted(err: unknown, redact: (text: string) => string): unknown {
   return err instanceof GatewayError && err.detail
     ? new GatewayError(err.code, err.message, {
-      detail: redact(err.detail), retryAfter: err.retryAfter, invalidAnswer: err.invalidAnswer, cause: err, ...(err.upstreamMessage === undefined ? {} : { upstreamMessage: redact(err.upstreamMessage) }),
+      detail: redact(err.detail), retryAfter: err.retryAfter, invalidAnswer: err.invalidAnswer, cause: err, ...(err.upstreamMessage === undefined ? {} : { upstreamMessage: redact(err.upstreamMessage) }), upstreamTerms: err.upstreamTerms,
     })
     : err;
 }

@@ -52,9 +52,9 @@ export function openaiResponsesAdapter(options: OpenAIResponsesAdapterOptions): 
   /** The upstream's own id in a stored reference, when this upstream wrote it. */
   const ownId = (ref: string | null | undefined): string | undefined => (ref?.startsWith(`${origin}:`) ? ref.slice(origin.length + 1) : undefined);
 
-  /** Opens an event stream, or throws what the upstream answered instead. */
-  async function openStream(body: unknown, ctx: UpstreamCallContext): Promise<OpenResponse> {
-    const open = await postJson(http, path, body, ctx);
+  /** Opens an event stream, or throws what the upstream answered instead (`asSent`: the body is the caller's own, see postJson). */
+  async function openStream(body: unknown, ctx: UpstreamCallContext, asSent = false): Promise<OpenResponse> {
+    const open = await postJson(http, path, body, ctx, http.headers, asSent);
     const type = open.response.headers.get('content-type') ?? '';
     if (type.includes('text/event-stream')) return open;
     const text = await readText(open).catch(() => '(unreadable)');
@@ -143,21 +143,28 @@ export function openaiResponsesAdapter(options: OpenAIResponsesAdapterOptions): 
     return { ...call.body, input: [...resentHistory(chain.history, call.outcome.dropped), ...own] };
   }
 
-  /** Sends a pass-through call; a chain the upstream no longer knows is resent with its history, once. */
-  async function send(call: NativeCall, ctx: UpstreamCallContext, opener: (body: unknown, ctx: UpstreamCallContext) => Promise<OpenResponse>): Promise<OpenResponse> {
+  /**
+   * Sends a pass-through call; a chain the upstream no longer knows is resent with its history,
+   * once. `asSent` tells the opener whether the body is the caller's as sent (nothing left out, no
+   * history in front): only then does a refusal's `param` name the caller's own field.
+   */
+  async function send(call: NativeCall, ctx: UpstreamCallContext, opener: (body: unknown, ctx: UpstreamCallContext, asSent: boolean) => Promise<OpenResponse>): Promise<OpenResponse> {
     const input = nativeInput(call.body.input, call.outcome.dropped);
+    const asSent = (): boolean => call.outcome.dropped.length === 0 && call.outcome.chained?.startsWith('history') !== true;
     try {
-      return await opener(bodyOf(call, input, true), ctx);
+      const body = bodyOf(call, input, true);
+      return await opener(body, ctx, asSent());
     } catch (err) {
       if (call.outcome.chained?.startsWith('as ') !== true || !chainMissing(err)) throw err;
-      return opener(bodyOf(call, input, false, `${http.name} no longer had it`), ctx);
+      const body = bodyOf(call, input, false, `${http.name} no longer had it`);
+      return opener(body, ctx, asSent());
     }
   }
 
   const native = {
     async create(call: NativeCall, ctx: UpstreamCallContext): Promise<Item> {
       try {
-        const body = parseJson(await readText(await send(call, ctx, (b, c) => postJson(http, path, b, c))), http.name) as Item | null;
+        const body = parseJson(await readText(await send(call, ctx, (b, c, asSent) => postJson(http, path, b, c, http.headers, asSent))), http.name) as Item | null;
         if (typeof body !== 'object' || body === null || !Array.isArray(body.output)) throw badUpstreamAnswer(`upstream ${http.name} sent a body that is not a response: ${JSON.stringify(body).slice(0, 2000)}`);
         if (body.status === 'failed') throw failureFrom(body.error, http.name);
         report(body, ctx);

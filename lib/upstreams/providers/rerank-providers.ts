@@ -17,9 +17,9 @@ export interface CohereAdapterOptions extends HttpAdapterOptions {
 }
 
 /**
- * Cohere rerank (`/v2/rerank` or `/v1/rerank`). Usage is input tokens when Cohere reports
- * them (`meta.billed_units.input_tokens` or `meta.tokens.input_tokens`); otherwise only its
- * `search_units`, which the gateway flags for review instead of billing.
+ * Cohere rerank (`/v2/rerank` or `/v1/rerank`). Usage is its `search_units`, and input tokens
+ * when Cohere reports them (`meta.billed_units.input_tokens` or `meta.tokens.input_tokens`);
+ * search units are billed at the model's `searchUnit` price, or flagged for review without one.
  */
 export function cohereAdapter(options: CohereAdapterOptions): RerankAdapter {
   const inBase = typeof options?.baseURL === 'string' ? baseVersion(options.baseURL) : undefined;

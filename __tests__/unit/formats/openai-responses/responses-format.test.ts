@@ -1,8 +1,9 @@
 /** The Responses format's pieces that must hold for any input: reversible ids and tool names, the gateway's reasoning content, usage, budgets. */
 import { callIdOf, responseIdOf, toolUseIdOf } from '../../../../lib/formats/openai-responses/ids';
-import { encryptedContentOf, outputAndThinking, reasoningBlockOf } from '../../../../lib/formats/openai-responses/reasoning';
+import { outputAndThinking, reasoningBlockOf, reasoningSeal } from '../../../../lib/formats/openai-responses/reasoning';
+import { refused } from '../../../helpers/config-error';
 import { ToolNames, wireNameOf } from '../../../../lib/formats/openai-responses/tools';
-import { responsesUsage } from '../../../../lib/formats/openai-responses/usage';
+import { parsableUsage, responsesUsage } from '../../../../lib/formats/openai-responses/usage';
 import { shortToolName } from '../../../../lib/formats/openai-chat/tool-names';
 
 describe('call ids ⇄ tool_use ids', () => {
@@ -52,23 +53,41 @@ describe('tool names', () => {
 describe('reasoning content', () => {
   const thinking = { type: 'thinking' as const, thinking: 'Plan ✓ "quoted"', signature: 'EqQB+/==' };
   const redacted = { type: 'redacted_thinking' as const, data: 'opaque+/==' };
+  const seal = reasoningSeal('a-reasoning-secret-of-32-characters-at-least', 'test');
+  const item = (content: string) => ({ type: 'reasoning' as const, summary: [{ type: 'summary_text' as const, text: 'S' }], encrypted_content: content });
+  const signed = { type: 'thinking', thinking: 'S', signature: 'model-gateway:v1:reasoning_content' };
 
-  it.each([['thinking', thinking], ['redacted_thinking', redacted]] as const)('carries a %s block byte for byte', (_type, block) => {
+  it.each([['thinking', thinking], ['redacted_thinking', redacted]] as const)('carries a %s block byte for byte, authenticated', (_type, block) => {
     const dropped: string[] = [];
-    expect(reasoningBlockOf({ type: 'reasoning', summary: [], encrypted_content: encryptedContentOf(block) }, 'input.0', dropped)).toEqual(block);
+    const content = seal.seal(block);
+    expect(content).toMatch(/^mgw\.v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(reasoningBlockOf(item(content), 'input.0', dropped, seal)).toEqual({ block, unauthenticated: false });
     expect(dropped).toEqual([]);
   });
 
   it('content another server encrypted is never sent on: its text becomes thinking the gateway signs, and the drop is recorded', () => {
     const dropped: string[] = [];
-    const block = reasoningBlockOf({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }], encrypted_content: 'gAAAA' }, 'input.3', dropped);
+    const { block } = reasoningBlockOf({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'A' }, { type: 'summary_text', text: 'B' }], encrypted_content: 'gAAAA' }, 'input.3', dropped, seal);
     expect(block).toEqual({ type: 'thinking', thinking: 'A\n\nB', signature: 'model-gateway:v1:reasoning_content' });
     expect(dropped).toEqual(['input.3.encrypted_content (not this gateway\'s)']);
-    expect(reasoningBlockOf({ type: 'reasoning', summary: [] }, 'input.0', dropped)).toBeUndefined();
+    expect(reasoningBlockOf({ type: 'reasoning', summary: [] }, 'input.0', dropped, seal)).toEqual({ block: undefined, unauthenticated: false });
   });
 
-  it('damaged content the gateway made is refused, naming the field', () => {
-    expect(() => reasoningBlockOf({ type: 'reasoning', summary: [], encrypted_content: 'mgw.v1.!!!' }, 'input.2', [])).toThrow(/^input\.2\.encrypted_content: /);
+  it('content that says it is the gateway\'s but does not authenticate (made up, altered, another secret\'s, the unauthenticated v1) is dropped like another server\'s, and said so', () => {
+    const genuine = seal.seal(thinking);
+    const [head, mac] = [genuine.slice(0, genuine.lastIndexOf('.')), genuine.slice(genuine.lastIndexOf('.') + 1)];
+    const forgedBlock = Buffer.from(JSON.stringify({ type: 'thinking', thinking: 'x', signature: 'EqQB+/==' })).toString('base64url');
+    for (const content of [
+      `mgw.v1.${forgedBlock}`, `mgw.v2.${forgedBlock}`, `mgw.v2.${forgedBlock}.${mac}`, `${head}x.${mac}`, `${head}.${mac.slice(0, -1)}A`, reasoningSeal(undefined, 'test').seal(thinking), 'mgw.v2.!!!',
+    ]) {
+      const dropped: string[] = [];
+      expect([content, reasoningBlockOf(item(content), 'input.1', dropped, seal)]).toEqual([content, { block: signed, unauthenticated: true }]);
+      expect(dropped).toEqual(['input.1.encrypted_content (reasoning this gateway cannot authenticate)']);
+    }
+  });
+
+  it('a reasoning secret under 32 characters is refused at construction', () => {
+    expect(() => reasoningSeal('short', 'responsesToMessages: option "reasoningSecret"')).toThrow(refused('ERR_MGW_INVALID_OPTION', /^responsesToMessages: option "reasoningSecret" must be a secret of at least 32 characters/));
   });
 });
 
@@ -94,4 +113,26 @@ it('usage: the cached part inside input_tokens, cache writes from the total or t
     input_tokens: 8, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 7 }, output_tokens_details: { reasoning_tokens: 2 },
   });
   expect(responsesUsage(undefined)).toEqual({ input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 });
+});
+
+describe('an upstream usage as a client gets it (parsableUsage)', () => {
+  const good = { input_tokens: 1200, input_tokens_details: { cached_tokens: 1000, cache_write_tokens: 100 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 1240 };
+  it('passes a usage whose figures are whole non-negative numbers as it is (the same object), and none as none', () => {
+    expect(parsableUsage(good)).toBe(good);
+    const bare = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
+    expect(parsableUsage(bare)).toBe(bare);
+    expect(parsableUsage(null)).toBeNull();
+    expect(parsableUsage(undefined)).toBeUndefined();
+    expect(parsableUsage('usage')).toBeNull();
+  });
+  it.each([-100, 2.5, '100', Number.POSITIVE_INFINITY, Number.NaN, null])('input_tokens %p: 0, the cache parts within it, the total input + output', (figure) => {
+    expect(parsableUsage({ ...good, input_tokens: figure })).toEqual({ ...good, input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, total_tokens: 40 });
+  });
+  it('a bad figure in the details is 0; details that are missing a required figure get it; details that are no object are null', () => {
+    expect(parsableUsage({ ...good, output_tokens_details: { reasoning_tokens: -1 } })).toEqual({ ...good, output_tokens_details: { reasoning_tokens: 0 } });
+    expect(parsableUsage({ ...good, input_tokens_details: {} })).toEqual({ ...good, input_tokens_details: { cached_tokens: 0 } });
+    expect(parsableUsage({ ...good, input_tokens_details: { cached_tokens: 5000, cache_write_tokens: 'x' } })).toEqual({ ...good, input_tokens_details: { cached_tokens: 1200, cache_write_tokens: 0 } });
+    expect(parsableUsage({ ...good, output_tokens_details: 'x' })).toEqual({ ...good, output_tokens_details: null });
+    expect(parsableUsage({ input_tokens: 1, output_tokens: 2 })).toEqual({ input_tokens: 1, output_tokens: 2, total_tokens: 3 });
+  });
 });

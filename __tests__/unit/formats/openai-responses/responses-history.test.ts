@@ -2,10 +2,11 @@
 import { MemoryStore, proxyResponses, resolveOptions, responsesState, storedResponses, anthropicAdapter } from '../../../../lib';
 import { apiItemsOf, historyOf, sealedOutput, shownItem, shownResponse } from '../../../../lib/formats/openai-responses/history';
 import { messagesFromResponses } from '../../../../lib/formats/openai-responses/request';
+import { reasoningSeal } from '../../../../lib/formats/openai-responses/reasoning';
 import type { InputItem, OutputItem, ResponsesRequest } from '../../../../lib/formats/openai-responses/types';
 import { refused } from '../../../helpers/config-error';
 
-const target = { format: 'anthropic' as const, defaultMaxTokens: 4096 };
+const target = { format: 'anthropic' as const, defaultMaxTokens: 4096, seal: reasoningSeal(undefined, 'test') };
 const translate = (input: string | InputItem[]): string => JSON.stringify(messagesFromResponses({ model: 'm', input } as ResponsesRequest, target).request);
 
 it.each<[string, string | InputItem[]]>([

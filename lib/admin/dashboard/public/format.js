@@ -1,7 +1,7 @@
 // @ts-check
 /** How the page shows figures: money exactly as the ledger holds it (integers and decimal strings, never a float) with its label, times and their zone, usage. */
 import { h } from './dom.js';
-import { USAGE_FIGURES } from './figures.js';
+import { SHORT_LABELS, USAGE_FIGURES } from './figures.js';
 
 export { PRICE_FIELDS } from './figures.js';
 
@@ -112,6 +112,17 @@ export function usageRows(figures) {
   const known = USAGE_FIGURES.filter(([key]) => typeof usage[key] === 'number').map(([key, label]) => /** @type {[string, string]} */ ([heading(label), count(/** @type {number} */ (usage[key]))]));
   const other = Object.entries(usage).filter(([key, v]) => typeof v === 'number' && !labels.has(key)).map(([key, v]) => /** @type {[string, string]} */ ([key, count(/** @type {number} */ (v))]));
   return [...known, ...other];
+}
+
+/**
+ * What a usage counted, in one short line ("1,200 input, 15 output"), every figure's full label in its title; "—" for none.
+ * @param {object | null | undefined} figures
+ */
+export function usageFor(figures) {
+  const usage = /** @type {Record<string, unknown>} */ (figures ?? {});
+  const shown = SHORT_LABELS.filter(([key]) => typeof usage[key] === 'number' && usage[key] !== 0).map(([key, label]) => `${count(/** @type {number} */ (usage[key]))} ${label}`);
+  if (shown.length === 0) return '—';
+  return h('span', { title: usageRows(figures).filter(([, n]) => n !== '0').map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ') }, shown.join(', '));
 }
 
 /** A price as the catalog holds it (a number or a decimal string), shown as written. @param {unknown} price */

@@ -8,3 +8,6 @@ export type { BillingStatus, RequestLogEntry } from '../../../stores/types';
 
 /** One request (GET /requests/:requestId), a model (GET /models), a runtime override (GET /models/overrides): the types of the admin API's own schemas (lib/admin/schemas.ts). */
 export type { ModelView, OverrideView, RequestDetail } from '../../schemas';
+
+/** A review as GET /reviews shows it: the record, why it was flagged and what its observed usage costs (lib/admin/reviews.ts). */
+export type { ObservedCost, ReviewView } from '../../reviews';

@@ -2,7 +2,7 @@
 /** Accounts: every account lowest balance first; one account's balance, holds and ledger, credits or debits sent once, and erasing its stored responses. */
 import { ApiError, get, list, newKey, send } from '../api.js';
 import { append, facts, field, h, notice, table } from '../dom.js';
-import { currencyLabel, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
+import { currencyLabel, money, moneyHeading, time, usageFor, withCurrency } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Accounts';
@@ -55,8 +55,9 @@ async function account(view, ctx, callerId) {
     { title: 'Time', cell: (r) => time(r.at), class: 'time' },
     { title: 'Kind', cell: (r) => r.kind },
     { title: moneyHeading('Amount'), cell: (r) => money(r.amount, true), class: 'num' },
-    { title: 'For', cell: (r) => usageRows(r.usage).filter(([, n]) => n !== '0').map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ') || '—' },
-    { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}` }, r.requestId) : '—') },
+    // Each figure by its short name (every label in the title); a narrow screen shows the start of the request id (the link and its title hold all of it).
+    { title: 'For', cell: (r) => usageFor(r.usage), class: 'col-for' },
+    { title: 'Request', cell: (r) => (r.requestId ? h('a', { href: `#/requests/${encodeURIComponent(r.requestId)}`, title: r.requestId, class: 'id' }, h('code', null, r.requestId)) : '—') },
   ], items, 'No ledger rows yet.'));
 
   // One key per intended movement: a retry or a second click of the same one moves money once.

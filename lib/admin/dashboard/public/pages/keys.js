@@ -8,6 +8,12 @@ import { grantColumns, grantFields, grantsOf } from './key-grants.js';
 
 export const title = 'Keys';
 
+/** A table whose cells sit closer and whose headings may wrap: every column fits at 800 px. @param {HTMLElement} el */
+const dense = (el) => {
+  el.classList.add('dense');
+  return el;
+};
+
 /** @typedef {import('../shapes').KeyRecord} KeyRecord @typedef {{ key: string, record: KeyRecord, previous?: KeyRecord }} NewKey */
 
 /** The secret of a key just made: shown here once, never stored by the page, gone when dismissed or on leaving the page. @param {string} heading @param {string} secret */
@@ -32,14 +38,14 @@ function secretPanel(heading, secret) {
 export async function render(view, ctx) {
   const callerId = ctx.query.get('callerId') ?? undefined;
   const notes = h('div', { 'data-part': 'notes' });
-  const keys = pager((after) => list('keys', { callerId, limit: 50, after }), /** @param {KeyRecord[]} items */ (items) => table([
+  const keys = pager((after) => list('keys', { callerId, limit: 50, after }), /** @param {KeyRecord[]} items */ (items) => dense(table([
     { title: 'Key', cell: (k) => [h('code', null, k.keyId), h('small', { class: 'muted block' }, h('code', null, `${k.prefix}…`)), h('small', { class: 'muted block' }, `made ${time(k.createdAt)}`)] },
     { title: 'Caller', cell: (k) => h('a', { href: `#/accounts/${encodeURIComponent(k.callerId)}` }, k.callerId) },
     { title: 'Status', cell: (k) => [h('span', { class: `status ${k.status}` }, k.status), k.expiresAt === null ? null : h('small', { class: 'muted block' }, `until ${time(k.expiresAt)}`)] },
     ...grantColumns,
     { title: 'Last used', cell: (k) => time(k.lastUsedAt), class: 'when col-last-used' }, // date above time: the grants need the room
     { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (k) => actions(k), class: 'pinned' },
-  ], items, 'No keys yet.'));
+  ], items, 'No keys yet.')));
 
   /** Disables or enables a key, then shows the list again (or the refusal). @param {KeyRecord} k @param {'disable' | 'enable'} verb */
   const post = async (k, verb) => {

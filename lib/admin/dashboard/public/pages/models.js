@@ -13,9 +13,47 @@ export const title = 'Models';
 /** @typedef {import('../shapes').ModelView} ModelView */
 /** @typedef {import('../shapes').OverrideView} OverrideView */
 
-/** A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow). @param {ModelView} m @param {string} key */
-const priceCell = (m, key) => (m.pricing?.[key] !== undefined ? price(m.pricing[key])
-  : m.prices?.[key] !== undefined ? h('span', { class: 'muted' }, m.prices[key], h('small', { class: 'default' }, 'default')) : '—');
+/** @typedef {NonNullable<ModelView['members']>[number]} MemberView */
+
+/**
+ * A price as set, or the default in effect when it is not (marked beneath it, to keep the column narrow); a price with no
+ * default left out (null in effect) bills nothing: its usage is flagged for review.
+ * @param {ModelView['pricing']} pricing @param {ModelView['prices']} prices @param {string} key
+ */
+const priceOf = (pricing, prices, key) => {
+  if (pricing?.[key] !== undefined) return price(pricing[key]);
+  const inEffect = prices?.[key];
+  if (inEffect === null && prices) return h('span', { class: 'muted', title: 'Not set: this usage is flagged for review, never billed' }, '—', h('small', { class: 'default' }, 'review'));
+  return inEffect !== undefined ? h('span', { class: 'muted' }, inEffect, h('small', { class: 'default' }, 'default')) : '—';
+};
+
+/** A price field as a heading that may wrap before each capital ("cache", "Write5m"): the catalog's columns fit a laptop's width. @param {string} key */
+const breakable = (key) => key.split(/(?=[A-Z])/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]));
+
+/**
+ * A model's price: one when every request of it is charged the same; else, a failover group's, each member's in effect
+ * (its own, else the model's, else its format's default) with the member beneath it: what a request it serves is charged.
+ * @param {ModelView} m @param {string} key
+ */
+const priceCell = (m, key) => (m.members && m.prices === null ? m.members.map((x) => memberPrice(x, x.pricing ?? m.pricing, key)) : priceOf(m.pricing, m.prices, key));
+
+/** A failover member's price in effect, the member beneath it (muted, "default" in its tooltip, when no price is set for it). @param {MemberView} x @param {ModelView['pricing']} pricing @param {string} key */
+function memberPrice(x, pricing, key) {
+  const set = pricing?.[key] !== undefined;
+  const value = x.prices?.[key] ?? '—';
+  return h('div', { class: 'member-price', ...(set ? {} : { title: `${x.upstream}: not set, the default of its format` }) }, set ? value : h('span', { class: 'muted' }, value), h('small', { class: 'block' }, x.upstream));
+}
+
+/** A model's id, and the other names it answers to beneath it. @param {ModelView} m */
+const modelCell = (m) => [h('code', null, m.id), ...[...m.aliases ?? [], ...m.patterns ?? []].map((name) => h('small', { class: 'block' }, name))];
+
+/** The upstream: its name; a failover group's members beneath, each with the model it is sent. @param {ModelView} m */
+const upstreamCell = (m) => (m.members
+  ? [m.upstream, ...m.members.map((/** @type {MemberView} */ x) => h('small', { class: 'block' }, `${x.upstream} (${x.upstreamModel})`))]
+  : `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}`);
+
+/** Names typed in a field, split at commas and spaces. @param {FormDataEntryValue | null} typed */
+const namesOf = (typed) => String(typed ?? '').split(/[\s,]+/).filter((name) => name !== '');
 
 /** What the prices are per: the unit most are quoted in, then the others by field ("per million tokens (webSearch: per 1,000 requests)"). */
 function units() {
@@ -72,11 +110,15 @@ export async function render(view, ctx) {
 
   /** @param {ModelView} m */
   const edit = (m) => {
+    const own = (m.members ?? []).filter((x) => x.pricing !== null).map((x) => x.upstream);
     const form = writeForm({
       ctx, name: 'edit-model', legend: `Edit ${m.id}`, submit: 'Save catalog', cancel: () => form.remove(),
       fields: [
-        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default).'),
-        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] && `default ${m.prices[key]}`, autocomplete: 'off' })))),
+        h('p', { class: 'muted' }, 'Prices in minor units, whole or with up to 6 decimals. Empty: not set (the upstream format\'s default; search units without a price are flagged for review).'),
+        own.length > 0 ? h('p', { class: 'muted' }, `Failover members with prices of their own keep them (${own.join(', ')}): these bill the requests the others serve.`) : null,
+        h('div', { class: 'grid' }, fields(m).map((key) => field(labels.get(key) ?? key, h('input', { name: `price.${key}`, value: m.pricing?.[key] ?? undefined, placeholder: m.prices?.[key] ? `default ${m.prices[key]}` : m.prices?.[key] === null ? 'not set: review' : undefined, autocomplete: 'off' })))),
+        field('Other names (aliases)', h('input', { name: 'aliases', value: (m.aliases ?? []).join(', '), autocomplete: 'off' }), 'Exact names callers may ask for it by, comma-separated.'),
+        field('Name patterns', h('input', { name: 'patterns', value: (m.patterns ?? []).join(', '), autocomplete: 'off' }), '"*" stands for any run of characters: claude-opus-*.'),
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'free', checked: m.free }), ' Free of charge'),
         'agentReady' in m ? h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'agentReady', checked: m.agentReady }), ' Agent-ready') : null,
       ],
@@ -88,7 +130,10 @@ export async function render(view, ctx) {
           const before = m.pricing?.[key];
           if (typed !== '') pricing[key] = before !== undefined && String(before) === typed ? before : typed; // unchanged keeps its form
         }
-        const changed = { ...m, pricing: Object.keys(pricing).length > 0 ? pricing : null, free: data.get('free') === 'on', ...('agentReady' in m ? { agentReady: data.get('agentReady') === 'on' } : {}) };
+        const changed = {
+          ...m, pricing: Object.keys(pricing).length > 0 ? pricing : null, aliases: namesOf(data.get('aliases')), patterns: namesOf(data.get('patterns')),
+          free: data.get('free') === 'on', ...('agentReady' in m ? { agentReady: data.get('agentReady') === 'on' } : {}),
+        };
         await replace(models.map((x) => (x.id === m.id ? changed : x)));
       },
     });
@@ -112,20 +157,20 @@ export async function render(view, ctx) {
 
   // What a model is comes before its prices, and Edit stays in view at the right: on a narrow screen the prices scroll between them.
   const catalog = table([
-    { title: 'Model', cell: (m) => h('code', null, m.id) },
+    { title: 'Model', cell: modelCell },
     { title: 'Kind', cell: (m) => m.capability },
-    { title: 'Upstream', cell: (m) => `${m.upstream}${m.upstreamModel !== m.id ? ` (${m.upstreamModel})` : ''}` },
+    { title: 'Upstream', cell: upstreamCell },
     { title: 'Max output', cell: (m) => m.maxOutputTokens ?? '—', class: 'num col-max-output' },
     { title: 'Free', cell: (m) => (m.free ? 'yes' : 'no') },
     ...(agentReady ? [{ title: 'Agent-ready', cell: (/** @type {ModelView} */ m) => (m.agentReady ? 'yes' : 'no') }] : []),
-    ...shown.map((key) => ({ title: key, cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
+    ...shown.map((key) => ({ title: breakable(key), cell: (/** @type {ModelView} */ m) => priceCell(m, key), class: `num price-${key}` })),
     { title: 'Source', cell: sourceCell },
     { title: h('span', { class: 'visually-hidden' }, 'Actions'), cell: (m) => h('button', { type: 'button', class: 'quiet', disabled: !ctx.canWrite, onclick: () => edit(m) }, 'Edit…'), class: 'pinned' },
   ], models, 'The catalog is empty.');
   catalog.classList.add('dense');
 
   append(view,
-    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect. An edit here is a runtime change kept by the store: it wins over the configured value on every instance until reverted.`),
+    h('p', { class: 'muted', 'data-part': 'units' }, `Prices in ${currencyLabel()} ${units()}; "default": not set, the upstream format's default in effect; "review": not set, that usage is flagged for review. A failover group whose members are charged differently shows each member's prices, the member beneath. An edit here is a runtime change kept by the store: it wins over the configured value on every instance until reverted.`),
     notes,
     catalog,
     editor,

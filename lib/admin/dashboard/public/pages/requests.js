@@ -1,6 +1,7 @@
 // @ts-check
 /** Requests: the request log filtered (caller, model, endpoint, status, billing status, time range), a page at a time; one request in full. */
 import { get, list } from '../api.js';
+import { carryNote, reviewFacts } from '../billing-notes.js';
 import { append, facts, field, h, table } from '../dom.js';
 import { decimal, duration, localInput, money, moneyHeading, time, usageRows, withCurrency } from '../format.js';
 import { BILLING_STATUSES } from '../figures.js';
@@ -99,6 +100,8 @@ async function one(view, requestId) {
       ['Detail (private)', r.detail ?? '—'],
       ...responseFacts(r.response),
     ]),
+    carryNote(),
+    r.review ? h('section', { 'data-part': 'review' }, h('h2', null, r.review.resolution ? 'Review (resolved)' : h('a', { href: '#/reviews' }, 'Flagged for review')), reviewFacts(r.review, { detail: false })) : null,
     h('h2', null, 'Usage'),
     table([{ title: 'Figure', cell: (u) => u[0] }, { title: 'Count', cell: (u) => u[1], class: 'num' }], usageRows(r.usage), 'No usage was reported.'),
     r.attempts?.length ? [h('h2', null, 'Upstream attempts'), table([

@@ -1,13 +1,14 @@
 // @ts-check
 /** Reviews: requests whose usage could not be billed from confirmed figures; each charged or waived once, with a reason. */
 import { list, send } from '../api.js';
+import { carryNote, reviewFacts } from '../billing-notes.js';
 import { append, facts, field, h, table } from '../dom.js';
 import { currencyLabel, money, time, usageRows, withCurrency } from '../format.js';
 import { pager, text, whole, writeForm } from '../ui.js';
 
 export const title = 'Reviews';
 
-/** @typedef {import('../shapes').ReviewRecord} ReviewRecord */
+/** @typedef {import('../shapes').ReviewView} ReviewRecord */
 
 /** @param {HTMLElement} view @param {import('../ui.js').Ctx} ctx */
 export async function render(view, ctx) {
@@ -25,6 +26,7 @@ export async function render(view, ctx) {
         ['Caller', review.callerId], ['Model', review.model], ['Endpoint', review.endpoint], ['Settled', time(review.at)],
         ...charged(review), ['Usage provenance', review.usage?.provenance ?? 'none'], ['Upstream', review.upstream ?? '—'],
       ]),
+      reviewFacts(review),
       table([{ title: 'Observed', cell: (u) => u[0] }, { title: 'Count', cell: (u) => u[1], class: 'num' }], usageRows(review.usage), 'No usage was observed.'),
       review.resolution ? resolution(review.resolution) : resolveForm(review, fill));
     fill(r);
@@ -36,7 +38,8 @@ export async function render(view, ctx) {
   const resolveForm = (review, fill) => writeForm({
     ctx, name: 'resolve', legend: 'Charge or waive', submit: 'Resolve',
     fields: [
-      field('Amount to charge', h('input', { name: 'amount', inputmode: 'numeric', autocomplete: 'off' }), `Whole ${currencyLabel()}, on top of what was charged; empty or 0 waives it.`),
+      field('Amount to charge', h('input', { name: 'amount', inputmode: 'numeric', autocomplete: 'off', placeholder: review.observed?.outstanding ? String(review.observed.outstanding) : undefined }),
+        `Whole ${currencyLabel()}, on top of what was charged; empty or 0 waives it.${review.observed?.outstanding ? ` ${money(review.observed.outstanding)} bills the observed usage.` : ''}`),
       field('Reason', h('textarea', { name: 'reason', required: true, rows: 2, maxlength: 1000 })),
     ],
     action: async (data) => {
@@ -51,6 +54,7 @@ export async function render(view, ctx) {
   await reviews.open();
   append(view,
     h('p', null, all ? h('a', { href: '#/reviews' }, 'Open reviews only') : h('a', { href: '#/reviews?all=1' }, 'Show resolved reviews too')),
+    carryNote(),
     reviews.box);
 }
 
