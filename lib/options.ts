@@ -1,11 +1,11 @@
 /** Public GatewayOptions, resolved once into a frozen internal config (checks name the option and the fix). */
-import { GatewayConfigError } from './config-errors';
-import { checkKnownOptions } from './check-options';
+import { GatewayConfigError } from './foundation/config-errors';
+import { checkKnownOptions } from './foundation/check-options';
 import { DurableWriter, reportToStderr, type DurableWriterOptions, type SetAsideWrite } from './billing/durable';
 import { defaultEstimator, type Estimator } from './billing/estimate';
-import { createCatalog, type Catalog, type ModelEntry } from './catalog';
-import { GATEWAY_DEFAULTS, withDefaults } from './defaults';
-import { checkDuration } from './duration';
+import { createCatalog, type Catalog, type ModelEntry } from './catalog/catalog';
+import { GATEWAY_DEFAULTS, withDefaults } from './foundation/defaults';
+import { checkDuration } from './foundation/duration';
 import type { LimitsOptions } from './middleware/limits';
 import type { SettledRecord } from './middleware/billing-hook';
 import type { RerankBounds } from './schemas/rerank';

@@ -1,9 +1,9 @@
 /** The `responses` option of createGatewayRouter (the response store: on or off, retention, size bound; the reasoning secret), checked and resolved once. */
 import { randomBytes } from 'node:crypto';
-import { GATEWAY_DEFAULTS } from './defaults';
+import { GATEWAY_DEFAULTS } from './foundation/defaults';
 import { MIN_REASONING_SECRET } from './formats/openai-responses';
-import { GatewayConfigError } from './config-errors';
-import { checkKnownOptions } from './check-options';
+import { GatewayConfigError } from './foundation/config-errors';
+import { checkKnownOptions } from './foundation/check-options';
 import { RESPONSE_STORE_METHODS, type ResponseStore } from './stores/responses';
 import type { GatewayStore } from './stores/types';
 

@@ -1,9 +1,9 @@
 /** createGatewayRouter(): composes the exported middleware factories into one mountable router. */
 import express, { type Response, type Router } from 'express';
 import type { LiveFigures } from './observe/metrics';
-import { LiveCatalog } from './catalog';
-import { followOverrides, reportOverrideError } from './catalog-follow';
-import { compose } from './compose';
+import { LiveCatalog } from './catalog/catalog';
+import { followOverrides, reportOverrideError } from './catalog/follow';
+import { compose } from './foundation/compose';
 import { authenticate } from './middleware/authenticate';
 import { billingHook } from './middleware/billing-hook';
 import { compatVersion } from './middleware/compat-version';

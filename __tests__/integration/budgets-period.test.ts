@@ -6,7 +6,7 @@
  */
 import { anthropicAdapter } from '../../lib';
 import { boundAmount, requestBound } from '../../lib/billing/bound';
-import { GATEWAY_DEFAULTS } from '../../lib/defaults';
+import { GATEWAY_DEFAULTS } from '../../lib/foundation/defaults';
 import { periodAt } from '../../lib/budgets/periods';
 import { hashKey } from '../../lib/stores/hash';
 import { startUsageFake } from '../helpers/fake-usage';

@@ -8,7 +8,7 @@
 import type { Pool } from 'pg';
 import { anthropicAdapter, type PostgresStore } from '../../lib';
 import { boundAmount, requestBound } from '../../lib/billing/bound';
-import { GATEWAY_DEFAULTS } from '../../lib/defaults';
+import { GATEWAY_DEFAULTS } from '../../lib/foundation/defaults';
 import type { BudgetLimits } from '../../lib/schemas/budgets';
 import { hashKey } from '../../lib/stores/hash';
 import { startUsageFake } from '../helpers/fake-usage';

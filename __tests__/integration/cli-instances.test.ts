@@ -1,7 +1,7 @@
 /** Two `model-gateway serve` processes on one PostgreSQL schema: a price edited on one bills on both, through a restart and a SIGHUP; a dashboard session and the sign-in limit span both. */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { OVERRIDE_MAX_AGE_MS } from '../../lib/catalog-follow';
+import { OVERRIDE_MAX_AGE_MS } from '../../lib/catalog/follow';
 import { processEnv, startBinary, type Running } from '../helpers/binary';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';

@@ -13,7 +13,7 @@ import { tempDirs } from '../helpers/local';
 const FIXTURE = path.join(__dirname, '..', '..', 'bench', 'codex-body.json');
 const HEADERS = path.join(__dirname, '..', '..', 'bench', 'codex-headers.json');
 const PROJECT = '/home/dev/project';
-const SOURCES = ['lib/errors.ts', 'lib/billing/settle.ts', 'lib/catalog.ts'];
+const SOURCES = ['lib/foundation/errors.ts', 'lib/billing/settle.ts', 'lib/catalog/catalog.ts'];
 let fake: ResponsesFake;
 const dirs = tempDirs('codex-body-');
 

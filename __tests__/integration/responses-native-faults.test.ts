@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { costOf } from '../../lib/billing/pricing';
 import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
-import { SAFE_MESSAGES } from '../../lib/errors';
+import { SAFE_MESSAGES } from '../../lib/foundation/errors';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
 import { message, responsesUsage, startResponsesFake, UPSTREAM_WORDS, type ResponsesFake, type StreamFault } from '../helpers/fake-responses';
 import { UPSTREAM_KEY } from '../helpers/fake-server';

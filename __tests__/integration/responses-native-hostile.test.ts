@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { openaiResponsesAdapter, type ModelEntry } from '../../lib';
-import { SAFE_MESSAGES } from '../../lib/errors';
+import { SAFE_MESSAGES } from '../../lib/foundation/errors';
 import { message, responseEvents, responseObject, responsesUsage } from '../helpers/fake-responses';
 import { sleep, UPSTREAM_KEY } from '../helpers/fake-server';
 import { addCaller, logEntry, startGateway, type RunningGateway } from '../helpers/gateway';

@@ -2,7 +2,7 @@
 import express from 'express';
 import type { Pool } from 'pg';
 import { anthropicAdapter, createAdminRouter, createGatewayRouter, MemoryStore, PostgresStore, type GatewayRouter, type ModelEntry, type SettledRecord } from '../../lib';
-import { OVERRIDE_MAX_AGE_MS } from '../../lib/catalog-follow';
+import { OVERRIDE_MAX_AGE_MS } from '../../lib/catalog/follow';
 import { checkAgainstDocument } from '../helpers/admin-document';
 import { startAnthropicFake } from '../helpers/fake-anthropic';
 import { UPSTREAM_KEY, type FakeServer } from '../helpers/fake-server';

@@ -1,6 +1,6 @@
 /** Admin routes for money and accounts: balance, held, carry; credits and debits by Idempotency-Key; ledger, spend; erasing stored responses (reviews: reviews.ts). */
 import { Type } from '@sinclair/typebox';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { page, paging, queryText, ref, timeSchema } from './schemas';
 import { audit, creditAudited } from './store';
 import { defineRoute, type AdminRoute } from './table';

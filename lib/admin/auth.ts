@@ -1,8 +1,8 @@
 /** adminAuth(): admin tokens from options, compared in constant time, failures limited per address; read-only and read-write; or a dashboard session. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { Request, RequestHandler } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { SignInLimits } from './sign-in-limits';
 
 /** An admin token: its name goes to the audit trail; `read` tokens may only read. */

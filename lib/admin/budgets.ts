@@ -1,7 +1,7 @@
 /** Admin routes for budgets: organisations' and accounts' budgets, account membership, usage per scope and period (a key's sessions), run keys minted by an operator. */
 import { Type, type Static } from '@sinclair/typebox';
 import { PeriodCache } from '../budgets/periods';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { BUDGET_PERIODS, runKeyBodySchema, timeZoneProblem, type BudgetCap, type BudgetLimits } from '../schemas/budgets';
 import { enumOf, orNull } from '../schemas/shapes';
 import { emptyUsage } from '../stores/budgets';

@@ -1,13 +1,13 @@
 /** The catalog the admin API shows and edits: the live catalog, the store's runtime overrides over it, and a model as the API shows it. */
-import { wordingOf } from '../config-errors';
+import { wordingOf } from '../foundation/config-errors';
 import { pricesInEffect } from '../billing/pricing';
 import type { PricedBy } from '../billing/settle';
-import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
-import { isGroup, servingMembers, type ServingMember } from '../catalog-members';
-import { fieldsOf, sameValue } from '../catalog-fields';
-import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog-follow';
-import { overridesFor, type AppliedOverride } from '../catalog-overrides';
-import { GatewayError } from '../errors';
+import { catalogReader, createCatalog, formatOf, LiveCatalog, type Catalog, type ModelEntry, type ModelsOption } from '../catalog/catalog';
+import { isGroup, servingMembers, type ServingMember } from '../catalog/members';
+import { fieldsOf, sameValue } from '../catalog/fields';
+import { followOverrides, reportOverrideError, type CatalogFollower } from '../catalog/follow';
+import { overridesFor, type AppliedOverride } from '../catalog/overrides';
+import { GatewayError } from '../foundation/errors';
 import { catalogOverridesOf, type CatalogOverrideStore, type OverrideChange } from '../stores/catalog-overrides';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import type { ModelInput } from './schemas';

@@ -1,5 +1,5 @@
 /** What every admin route shares: times as operators type them, and 404s naming what was not found. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { utcDay } from '../stores/reads';
 import { ISO_8601_PATTERN } from './schemas';
 

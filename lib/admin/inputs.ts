@@ -1,7 +1,7 @@
 /** A route's inputs read by their schemas: query text coerced by the type its schema declares, times by timeOf, then the schema's own checks; errors name the field. */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Request } from 'express';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { timeOf } from './http';
 import { TIME } from './schemas';

@@ -1,7 +1,7 @@
 /** Admin routes for keys: create (the secret shown once), list, get, update, disable, enable, rotate, revoke. */
 import { Type, type Static } from '@sinclair/typebox';
 import type { Response } from 'express';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { runKeyGrantSchema } from '../schemas/budgets';
 import { limitsSchema } from '../schemas/shapes';
 import { limitsInputSchema, limitsOf } from './budgets';

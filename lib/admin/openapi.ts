@@ -6,7 +6,7 @@ import { compileSchema } from '../schemas/ajv';
 import { billingStatusSchema } from '../schemas/shapes';
 import { budgetLimitsSchema, budgetSchema } from '../schemas/budgets';
 import { keyRecordSchema } from '../stores/keys';
-import { VERSION } from '../version';
+import { VERSION } from '../foundation/version';
 import { ADMIN_ROUTES } from './routes';
 import { modelViewSchema, overrideSchema, ref, responseNoteSchema } from './schemas';
 import { paramsOf, type AdminRoute } from './table';

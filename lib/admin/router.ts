@@ -1,8 +1,8 @@
 /** createAdminRouter(): the JSON admin API (keys, accounts, request log, reviews, spend, models, audit) and its dashboard, mounted apart from the public router. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import express, { type RequestHandler, type Router } from 'express';
-import { catalogReader, type ModelsOption } from '../catalog';
-import { checkKnownOptions } from '../check-options';
+import { catalogReader, type ModelsOption } from '../catalog/catalog';
+import { checkKnownOptions } from '../foundation/check-options';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 import { errorHandler } from '../middleware/error-handler';
 import { jsonBody } from '../middleware/json-body';

@@ -1,6 +1,6 @@
 /** What the admin API needs of a store (both built-in stores have it all), and its audited writes. */
 import type { Response } from 'express';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { AuditStore } from '../stores/audit';
 import type { BudgetStore } from '../stores/budgets';
 import type { Credit, CreditResult } from '../stores/credit';

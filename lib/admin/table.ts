@@ -1,8 +1,8 @@
 /** The admin API as rows of one table (method, path, summary, access, inputs' schemas, answer, handler): the Express routes, their checks, access and 405s are built from it here, the OpenAPI document in openapi.ts. */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Catalog } from '../catalog';
-import { GatewayError } from '../errors';
+import type { Catalog } from '../catalog/catalog';
+import { GatewayError } from '../foundation/errors';
 import { methodNotAllowed } from '../middleware/not-found';
 import { sendJson } from '../wire/send-json';
 import { bodyReader, queryReader } from './inputs';

@@ -1,8 +1,8 @@
 /** Retries store writes (settle, log) with backoff, so a store outage loses nothing; a write still refused after its attempts is set aside. */
-import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
-import { GatewayConfigError } from '../config-errors';
-import { isThenable } from '../sync';
-import { withTimeout } from '../timeout';
+import { GATEWAY_DEFAULTS, withDefaults } from '../foundation/defaults';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { isThenable } from '../foundation/sync';
+import { withTimeout } from '../foundation/timeout';
 
 /** A write given up on: what it was for, the record, and the last error. */
 export interface SetAsideWrite {

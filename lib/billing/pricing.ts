@@ -1,7 +1,7 @@
 /** Prices, exact to a millionth of a minor unit, their defaults per upstream format, and the exact cost of a usage. */
 import { DEFAULT_PERCENT_OF_INPUT, FIGURE_NAMES, PRICE_FIELDS, perOf, priceUnit, REVIEW_PRICES, USAGE_FIGURES, type Price, type PriceField, type Pricing, type UpstreamFormat, type Usage, type UsageFigureName } from './figures';
 import { fromPico, PICO_PER_UNIT } from './money';
-import { ownEntry } from '../own';
+import { ownEntry } from '../foundation/own';
 
 /** Largest price per million tokens accepted, in minor units (keeps every rate and cost exact); per thousand units, a thousandth of it. */
 const MAX_PRICE = 1_000_000_000;

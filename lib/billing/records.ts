@@ -1,5 +1,5 @@
 /** The records a finished request leaves: its settlement, its request-log line and the upstream attempts the line lists. The stores keep them as they are. */
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../foundation/errors';
 import type { BillingStatus } from '../schemas/shapes';
 import type { Pricing, UpstreamFormat, Usage } from './figures';
 

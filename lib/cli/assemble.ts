@@ -6,8 +6,8 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createAdminRouter } from '../admin/router';
-import { followerOf } from '../catalog-follow';
-import type { AppliedOverride } from '../catalog-overrides';
+import { followerOf } from '../catalog/follow';
+import type { AppliedOverride } from '../catalog/overrides';
 import { DashboardSessions } from '../admin/dashboard/sessions';
 import { jsonBody } from '../middleware/json-body';
 import { health } from '../observe/health';

@@ -1,5 +1,5 @@
 /** Turns a checked config into the library's parts: the store, Redis, adapters and models; no I/O. */
-import { createCatalog, type ModelEntry } from '../catalog';
+import { createCatalog, type ModelEntry } from '../catalog/catalog';
 import { MemoryStore } from '../stores/memory/store';
 import { PostgresStore } from '../stores/postgres/store';
 import { failover } from '../upstreams/failover';
@@ -9,7 +9,7 @@ import { openaiChatAdapter } from '../upstreams/providers/openai-chat';
 import { openaiResponsesAdapter } from '../upstreams/providers/openai-responses';
 import { cohereAdapter, jinaAdapter, teiAdapter, voyageAdapter } from '../upstreams/providers/rerank-providers';
 import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
-import { wordingOf } from '../config-errors';
+import { wordingOf } from '../foundation/config-errors';
 import type { UpstreamMember } from '../upstreams/members';
 import { buildAt, ConfigError, configPath, type GatewayConfig, type ModelConfig, type UpstreamConfig } from './config';
 

@@ -1,5 +1,5 @@
 /** A config that cannot be used, and the one style of path every config message starts with. */
-import { wordingOf } from '../config-errors';
+import { wordingOf } from '../foundation/config-errors';
 
 /** A config that cannot be used: the message names the value's path and the fix. */
 export class ConfigError extends Error {

@@ -1,5 +1,5 @@
 /** The `model-gateway` command: serve, validate, migrate, operator commands against the configured store, and agent clients' set-up. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { assemble } from './assemble';
 import { createStore } from './build';
 import { ConfigError, loadConfig, type GatewayConfig } from './config';

@@ -1,7 +1,7 @@
 /** Operator commands against the configured store: keys, credits, reviews, migrate. Every write is audited as "cli:<user>". */
 import os from 'node:os';
 import { creditAudited } from '../admin/store';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { noAccountError } from '../stores/credit';
 import { hashKey } from '../stores/hash';
 import { newKeySecret, prefixOf, unknownModel, type KeyPatch, type KeyRecord } from '../stores/keys';

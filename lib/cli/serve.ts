@@ -1,8 +1,8 @@
 /** `model-gateway serve`: builds the gateway of a config, migrates, listens; SIGHUP reloads, stop() drains. */
 import http from 'node:http';
-import type { AppliedOverride } from '../catalog-overrides';
+import type { AppliedOverride } from '../catalog/overrides';
 import type { MemoryStore } from '../stores/memory/store';
-import { VERSION } from '../version';
+import { VERSION } from '../foundation/version';
 import { DEFAULT_PORT } from './apps';
 import { assemble, type Gateway } from './assemble';
 import { loadConfig, type GatewayConfig } from './config';

@@ -1,6 +1,6 @@
 /** The command line: every command's usage, every option, and parsing by node:util's parseArgs. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { VERSION } from '../version';
+import { VERSION } from '../foundation/version';
 import { UsageError, type Args } from './ops';
 import { closestKey } from './config-text';
 import { COMMAND_HELP, commandHelp } from './help';

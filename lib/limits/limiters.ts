@@ -1,8 +1,8 @@
 /** The counters behind each limit: in this process, or in Redis (shared by every instance). */
-import { GatewayConfigError } from '../config-errors';
-import { checkDuration } from '../duration';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { checkDuration } from '../foundation/duration';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { GATEWAY_DEFAULTS, withDefaults } from '../defaults';
+import { GATEWAY_DEFAULTS, withDefaults } from '../foundation/defaults';
 import { LibraryCounter, type Counter } from './counter';
 import { WindowCounter } from './memory-counters';
 import { MemorySlots, RedisSlots, type RedisEval, type Slots } from './slots';

@@ -1,5 +1,5 @@
 /** Concurrency slots: one per request in flight, given back when it ends; in Redis, a lease that lapses if it is not. */
-import { LeaseKeeper } from '../leases';
+import { LeaseKeeper } from '../foundation/leases';
 import { ADMITTED, type Taken } from './counter';
 
 /** A request's slot: whose, which request holds it, and whether that request is over. */

@@ -1,13 +1,13 @@
 /** authenticate(): finds the caller by `x-api-key` or `Authorization: Bearer`. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import { hashKey } from '../stores/hash';
 import type { KeyStore } from '../stores/types';
 import type { Caller } from '../types';
-import { checkTimeout } from '../timeout';
+import { checkTimeout } from '../foundation/timeout';
 
 /** Options of authenticate(). */
 export interface AuthenticateOptions {

@@ -1,12 +1,12 @@
 /** billingHook(): settles every request once on its confirmed usage and writes its request-log entry. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler, Response } from 'express';
 import { DurableWriter } from '../billing/durable';
 import { decisionOf, logEntryOf, settlementOf } from './billing-records';
 import { concludeBy, gatewayContext, type Conclusion, type GatewayContext, type WrapUps } from '../context';
 import type { GatewayObserver } from '../observe/observer';
 import type { BalanceStore, RequestLogEntry, RequestLogStore, SettleResult, Settlement } from '../stores/types';
-import { then } from '../sync';
+import { then } from '../foundation/sync';
 
 /** What the `onSettled` hook receives. */
 export interface SettledRecord {

@@ -2,7 +2,7 @@
 import { exceedsBound } from '../billing/bound';
 import { decide, servedBy, type BillingDecision, type PricedBy } from '../billing/settle';
 import type { RequestLogEntry, Settlement, UpstreamAttempt } from '../billing/records';
-import { ownPricedBy } from '../catalog-members';
+import { ownPricedBy } from '../catalog/members';
 import type { GatewayContext } from '../context';
 
 /** The attempts of a request that made no failover attempts: one shared array, not one kept per log entry. */

@@ -5,7 +5,7 @@
  */
 import { isoInZone, PeriodCache } from '../budgets/periods';
 import type { SessionRef } from '../budgets/session';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { BudgetCap, BudgetPeriod } from '../schemas/budgets';
 import type { ScopeHold } from '../stores/budgets';
 import type { ReserveResult } from '../stores/types';

@@ -1,6 +1,6 @@
 /** chatToMessages(): the chat route's translation stage, a validated chat body handed on as the Messages body every adapter takes. */
 import type { Request, RequestHandler } from 'express';
-import type { ModelEntry, ModelsOption } from '../catalog';
+import type { ModelEntry, ModelsOption } from '../catalog/catalog';
 import { gatewayContext, type GatewayContext } from '../context';
 import { messagesFromChat, type ChatRequest } from '../formats/openai-chat';
 import { bodyModel, boundOutput } from './output-bound';

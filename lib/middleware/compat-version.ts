@@ -1,9 +1,9 @@
 /** compatVersion(): checks the `compat-version` / `anthropic-version` header of Messages requests. */
-import { GATEWAY_DEFAULTS } from '../defaults';
-import { GatewayConfigError } from '../config-errors';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 
 /** Version dates the official SDKs send today. */
 export const DEFAULT_VERSIONS: readonly string[] = GATEWAY_DEFAULTS.versions;

@@ -1,10 +1,10 @@
 /** countTokens(): answers `POST /v1/messages/count_tokens` from the upstream's own count; authenticated, limited, never billed. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
-import { profileOf } from '../catalog';
+import { profileOf } from '../catalog/catalog';
 import { answerModel, gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { MessagesRequest } from '../messages/request';
 import { agentCallOf, modelFor, startCall } from './run-call';
 import type { CountTokensRequest } from '../upstreams/types';

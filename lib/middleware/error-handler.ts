@@ -1,8 +1,8 @@
 /** errorHandler(): answers every error in the one standard shape, with the request id. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import { sendJson } from '../wire/send-json';
 import type { ErrorRequestHandler } from 'express';
-import { toGatewayError } from '../errors';
+import { toGatewayError } from '../foundation/errors';
 import { errorAnswer, type WireFormat } from '../wire/error-wire';
 import { bodyParserError } from './json-body';
 import { newRequestId } from './request-id';

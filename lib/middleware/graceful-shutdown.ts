@@ -2,7 +2,7 @@
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler, Response } from 'express';
 import { gatewayContext, onResponseClose, type CloseHook } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { errorFrame, errorJson } from '../wire/error-wire';
 
 /** The middleware plus `drain()`. */

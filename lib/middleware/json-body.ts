@@ -1,9 +1,9 @@
 /** jsonBody(): parses JSON bodies and turns every parse failure into the standard error shape. */
-import { GATEWAY_DEFAULTS } from '../defaults';
-import { GatewayConfigError } from '../config-errors';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
+import { GatewayConfigError } from '../foundation/config-errors';
 import bytes from 'bytes';
 import express, { type RequestHandler } from 'express';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 
 /** Options of jsonBody(). */
 export interface JsonBodyOptions {

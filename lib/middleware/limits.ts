@@ -1,16 +1,16 @@
 /** limits(): per-caller requests per minute, tokens per minute and concurrent requests. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { weightedTokens } from '../billing/pricing';
 import { atEnd, gatewayContext, requestOver, type GatewayContext } from '../context';
 import { pricedByOf } from './billing-records';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { Counter, Taken } from '../limits/counter';
 import { limiterPool, type LimitKind, type LimiterBackendOptions } from '../limits/limiters';
 import type { Slot, Slots } from '../limits/slots';
 import type { GatewayObserver } from '../observe/observer';
-import { isThenable } from '../sync';
+import { isThenable } from '../foundation/sync';
 import type { Caller, LimitSettings } from '../types';
 
 /** Options of limits(). */

@@ -1,10 +1,10 @@
 /** listModels(): `GET /v1/models` and `GET /v1/models/:id`, in a body both official SDKs read. */
 import { sendJson } from '../wire/send-json';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, modelNotFound, profileOf, type Catalog, type ModelEntry, type ModelsOption } from '../catalog';
-import { MAX_MODEL_NAME } from '../model-names';
+import { allowed, catalogReader, modelNotFound, profileOf, type Catalog, type ModelEntry, type ModelsOption } from '../catalog/catalog';
+import { MAX_MODEL_NAME } from '../catalog/names';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 
 /** Options of listModels(). */
 export interface ListModelsOptions {

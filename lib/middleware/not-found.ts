@@ -1,7 +1,7 @@
 /** notFound(): 404 `not_found_error` for any path the router does not serve; methodNotAllowed(): 405 for a path it serves with other methods. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 
 /**
  * Paths of OpenAI's API that Anthropic's does not have (each with everything under it): the router

@@ -2,9 +2,9 @@
  * The output bound of a Messages body, shared by validate() and the chat translation stage: the
  * model whose profile sets it, and the bound itself (default, refusal or clamp).
  */
-import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type ModelsOption } from '../catalog';
+import { allowed, catalogReader, profileOf, V1_PROFILE, type ModelEntry, type ModelsOption } from '../catalog/catalog';
 import type { GatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 
 /** Reads the model of a body: resolveModel()'s, else (given `models`) the body's own, one the caller may use. */
 export type BodyModel = (ctx: GatewayContext, body: Record<string, unknown>) => Readonly<ModelEntry> | undefined;

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express';
 import { answerModel, gatewayContext } from '../context';
 import type { RerankRequest, RerankResult } from '../types';
-import { badUpstreamAnswer } from '../answer-errors';
+import { badUpstreamAnswer } from '../foundation/answer-errors';
 import { modelFor, startCall } from './run-call';
 import { sendJson } from '../wire/send-json';
 

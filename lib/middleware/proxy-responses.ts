@@ -4,7 +4,7 @@ import { answerModel, gatewayContext } from '../context';
 import { ResponseEnvelope, responseFromMessage, responseIdOf, ResponsesStream } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
-import { checkTimeout } from '../timeout';
+import { checkTimeout } from '../foundation/timeout';
 import { nativeResponsesOf } from '../upstreams/native-responses';
 import { messagesCallFor, startCall } from './run-call';
 import { textOnlyMessage, textOnlyStream } from '../upstreams/text-only';

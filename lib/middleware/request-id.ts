@@ -1,8 +1,8 @@
 /** requestId(): gives every request its own id, a `request-id` header and its typed context. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { Request, RequestHandler } from 'express';
 import { createContext, responseClosed } from '../context';
-import { randomHex } from '../random-id';
+import { randomHex } from '../foundation/random-id';
 import type { WireFormat } from '../wire/error-wire';
 
 /** Options of requestId(). */

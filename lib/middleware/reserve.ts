@@ -1,20 +1,20 @@
 /** reserve(): holds the estimated cost on the caller's balance before the upstream call. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { NextFunction, RequestHandler } from 'express';
 import { boundAmount, requestBound, type BoundSettings } from '../billing/bound';
 import { defaultEstimator, type Estimator } from '../billing/estimate';
 import { holdFor } from '../billing/pricing';
 import { agentOf, sessionOf } from '../budgets/session';
-import { GATEWAY_DEFAULTS } from '../defaults';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
 import { BudgetPaths, budgetRefusal, type BudgetPath } from './budget-path';
-import { servingMembers } from '../catalog-members';
+import { servingMembers } from '../catalog/members';
 import { gatewayContext, type GatewayContext } from '../context';
-import { GatewayError } from '../errors';
-import { DEFAULT_LEASE_MS, HoldLeases } from '../leases';
+import { GatewayError } from '../foundation/errors';
+import { DEFAULT_LEASE_MS, HoldLeases } from '../foundation/leases';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { BalanceStore, ReserveRequest, ReserveResult } from '../stores/types';
-import { checkDuration } from '../duration';
-import { checkTimeout } from '../timeout';
+import { checkDuration } from '../foundation/duration';
+import { checkTimeout } from '../foundation/timeout';
 
 /** Options of reserve(). */
 export interface ReserveOptions {

@@ -1,10 +1,10 @@
 /** resolveModel(capability): finds the requested model in the catalog and checks the caller may use it. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
-import { allowed, catalogReader, modelNotFound, type ModelsOption } from '../catalog';
-import { MAX_MODEL_NAME } from '../model-names';
+import { allowed, catalogReader, modelNotFound, type ModelsOption } from '../catalog/catalog';
+import { MAX_MODEL_NAME } from '../catalog/names';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { Capability } from '../types';
 
 /** Options of resolveModel(). */

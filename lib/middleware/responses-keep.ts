@@ -4,7 +4,7 @@ import { apiItemsOf, sealedOutput, type ResponseObject } from '../formats/openai
 import type { StreamEvent, StreamItem } from '../messages/events';
 import type { ResolvedResponses } from '../responses-options';
 import { responseExpiry, type NewResponse, type NotStoredReason } from '../stores/responses';
-import { withTimeout } from '../timeout';
+import { withTimeout } from '../foundation/timeout';
 import { logDetail, type ResponsesState } from './responses-state';
 
 /** Keeps the response of one request (see keep()). */

@@ -1,14 +1,14 @@
 /** storedResponses(): the routes of stored responses: GET and DELETE /v1/responses/{id}, GET …/input_items, and the refusal of …/cancel. */
 import type { Request, RequestHandler } from 'express';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { ENCRYPTED_INCLUDE, shownItem, shownResponse } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { checkResolvedResponses } from './responses-state';
 import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { InputItemsQuery, ResponseStore } from '../stores/responses';
-import type { Awaitable } from '../sync';
-import { checkTimeout, withTimeout } from '../timeout';
+import type { Awaitable } from '../foundation/sync';
+import { checkTimeout, withTimeout } from '../foundation/timeout';
 import { sendJson } from '../wire/send-json';
 
 /** Options of storedResponses(). */

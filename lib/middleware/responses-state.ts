@@ -1,13 +1,13 @@
 /** responsesState(): a Responses request's stored state: the history it chains from (`previous_response_id`), and whether its own response is to be stored. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
 import { atEnd, gatewayContext, type GatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { historyOf, itemsOf, type ResponsesRequest } from '../formats/openai-responses';
 import type { ResolvedResponses } from '../responses-options';
 import { callStore, DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
 import type { StoredResponse } from '../stores/responses';
-import { checkTimeout } from '../timeout';
+import { checkTimeout } from '../foundation/timeout';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

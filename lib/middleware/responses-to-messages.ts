@@ -1,8 +1,8 @@
 /** responsesToMessages(): the Responses route's translation stage, a validated Responses body handed on as the Messages body every adapter takes. */
 import type { Request, RequestHandler, Response } from 'express';
-import { allowed, catalogReader, formatOf, profileOf, type ModelEntry, type ModelsOption } from '../catalog';
+import { allowed, catalogReader, formatOf, profileOf, type ModelEntry, type ModelsOption } from '../catalog/catalog';
 import { gatewayContext, type GatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { messagesFromResponses, reasoningSeal, type ReasoningSeal, type ResponsesRequest } from '../formats/openai-responses';
 import { nativeResponsesOf } from '../upstreams/native-responses';
 

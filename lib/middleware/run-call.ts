@@ -1,9 +1,9 @@
 /** Runs one upstream call for a proxy middleware: abort on client close, error routing, the call tracked by the request. */
 import type { NextFunction, Request, Response } from 'express';
-import { profileOf, type ModelEntry } from '../catalog';
-import { upstreamNamesOf } from '../catalog-members';
+import { profileOf, type ModelEntry } from '../catalog/catalog';
+import { upstreamNamesOf } from '../catalog/members';
 import { answerModel, onResponseClose, track, type CloseHook, type GatewayContext } from '../context';
-import { GatewayError, toGatewayError } from '../errors';
+import { GatewayError, toGatewayError } from '../foundation/errors';
 import { withCacheBreakpoints } from '../messages/cache-breakpoints';
 import type { MessagesRequest } from '../messages/request';
 import { CallContext } from '../upstreams/call-context';

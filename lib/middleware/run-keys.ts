@@ -1,9 +1,9 @@
 /** mintRunKeys(): `POST /v1/keys/run`, a key with the run-key grant mints a short-lived child key for a CI job or an agent run. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
-import { catalogReader, type ModelsOption } from '../catalog';
+import { catalogReader, type ModelsOption } from '../catalog/catalog';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { runKeyBodySchema, type RunKeyBody } from '../schemas/budgets';
 import type { AuditStore } from '../stores/audit';

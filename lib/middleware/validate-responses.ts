@@ -1,8 +1,8 @@
 /** validateResponses(): checks a Responses body (its schema compiled once); the translation is responsesToMessages()'s stage. */
 import type { RequestHandler } from 'express';
-import { profileOf, type ModelsOption } from '../catalog';
+import { profileOf, type ModelsOption } from '../catalog/catalog';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { reasoningSeal, type ResponsesPlan, type ResponsesRequest } from '../formats/openai-responses';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { MAX_NESTING, tooDeep } from '../schemas/agent';

@@ -1,9 +1,9 @@
 /** validate(kind): checks a Messages, chat or Rerank body against its model's profile, its schemas compiled once. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestHandler } from 'express';
-import { profileOf, V1_PROFILE, type ModelProfile, type ModelsOption } from '../catalog';
+import { profileOf, V1_PROFILE, type ModelProfile, type ModelsOption } from '../catalog/catalog';
 import { gatewayContext } from '../context';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { compileSchema, describeError } from '../schemas/ajv';
 import { agentCountTokensSchema, agentMessagesSchema, MAX_NESTING, tooDeep } from '../schemas/agent';
 import { agentChatSchema, findUnsupportedAgentChat } from '../schemas/agent-chat';

@@ -1,9 +1,9 @@
 /** Liveness and readiness handlers: the process answers; the store, Redis and the router can serve. Never calls an upstream model. */
-import { GatewayConfigError } from '../config-errors';
-import { checkDuration } from '../duration';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { checkDuration } from '../foundation/duration';
 import type { RequestHandler } from 'express';
-import { withTimeout } from '../timeout';
-import { VERSION } from '../version';
+import { withTimeout } from '../foundation/timeout';
+import { VERSION } from '../foundation/version';
 
 /** Options of health(). */
 export interface HealthOptions {

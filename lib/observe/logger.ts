@@ -1,5 +1,5 @@
 /** Structured logs through a pino-compatible logger: one line per finished request, failures with their cause. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { RequestLogEntry } from '../stores/types';
 import type { GatewayObserver } from './observer';
 

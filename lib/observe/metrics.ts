@@ -1,9 +1,9 @@
 /** Prometheus metrics (prom-client): the OpenTelemetry GenAI names, and the gateway's own. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ownEntry } from '../own';
+import { ownEntry } from '../foundation/own';
 import type { RequestLogEntry } from '../stores/types';
 import { tokensOf } from '../billing/figures';
 import { SETTLE_OUTCOMES } from '../schemas/shapes';

@@ -1,6 +1,6 @@
 /** A store whose calls are reported to an observer; it answers exactly as the store it wraps (sync stays sync). */
 import type { GatewayStore } from '../stores/types';
-import { isThenable } from '../sync';
+import { isThenable } from '../foundation/sync';
 import type { GatewayObserver } from './observer';
 
 /** `store` with each GatewayStore method reported to `observer.storeCall`: asynchronous calls with their time, failures always. */

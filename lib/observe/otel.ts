@@ -3,9 +3,9 @@
  * of (or beside) Prometheus. Pass `metrics.getMeter('model-gateway')` from `@opentelemetry/api`:
  * without an SDK installed it is the API's no-op meter and records nothing.
  */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import { FIGURE_NAMES, tokensOf, USAGE_FIGURES } from '../billing/figures';
-import { ownEntry } from '../own';
+import { ownEntry } from '../foundation/own';
 import type { RequestLogEntry } from '../stores/types';
 import { DURATION_BUCKETS, OPERATION, TOKEN_BUCKETS, TTFT_BUCKETS } from './gen-ai';
 import type { GatewayObserver } from './observer';

@@ -1,5 +1,5 @@
 /** JSON Schema of a rerank request, built from its configurable bounds. */
-import { GATEWAY_DEFAULTS } from '../defaults';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
 
 /** Bounds of rerank requests. */
 export interface RerankBounds {

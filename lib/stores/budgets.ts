@@ -4,10 +4,10 @@
  * the store holds and settles them in the same atomic step as the balance: a period is a row of
  * its own (a reset is a new row, never a write), and a hold settles in the period it was taken in.
  */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { budgetLimitsSchema, type Budget, type BudgetLimits } from '../schemas/budgets';
 import type { Page } from './reads';
-import type { Awaitable } from '../sync';
+import type { Awaitable } from '../foundation/sync';
 
 /** One scope on a request's path, as reserve and settle carry it (defined with the records a request leaves). */
 export type { ScopeHold } from '../billing/records';

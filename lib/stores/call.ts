@@ -1,7 +1,7 @@
 /** Calls a store method that may answer at once or with a promise, bounded in time. */
-import { GATEWAY_DEFAULTS } from '../defaults';
-import { withTimeout } from '../timeout';
-import { isThenable, type Awaitable } from '../sync';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
+import { withTimeout } from '../foundation/timeout';
+import { isThenable, type Awaitable } from '../foundation/sync';
 
 /** Longest wait for a store call on the request path, in ms. */
 export const DEFAULT_STORE_TIMEOUT_MS = GATEWAY_DEFAULTS.storeTimeoutMs;

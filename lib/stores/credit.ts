@@ -1,6 +1,6 @@
 /** Credits and debits a host makes: checked once, idempotent by key on every store. */
-import { GatewayConfigError } from '../config-errors';
-import { GatewayError } from '../errors';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { GatewayError } from '../foundation/errors';
 
 /**
  * A credit (positive) or debit (negative) of a caller's balance, in integer minor units. The

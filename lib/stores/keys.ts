@@ -1,7 +1,7 @@
 /** API keys as records an operator manages: created, listed, updated, disabled, rotated, revoked (never deleted). */
 import { Type, type Static } from '@sinclair/typebox';
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { budgetLimitsSchema, runKeyGrantSchema, type BudgetLimits, type RunKeyGrant } from '../schemas/budgets';
 import { enumOf, limitsSchema, orNull } from '../schemas/shapes';
 import type { Caller, LimitSettings, ScopeBudget } from '../types';

@@ -1,7 +1,7 @@
 /** Reads of the money and the request log, the same on every store: filters, cursor pages, spend by day. */
 import type { UsageFigureName } from '../billing/figures';
 import type { Usage } from '../types';
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { Awaitable, BillingStatus, RequestLogEntry } from './types';
 
 /**

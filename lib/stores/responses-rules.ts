@@ -1,7 +1,7 @@
 /** The rules both response stores share: what a record must hold, its JSON and size, item ids, and the input-item page window. */
-import { GatewayConfigError } from '../config-errors';
-import { GatewayError } from '../errors';
-import { randomHex } from '../random-id';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { GatewayError } from '../foundation/errors';
+import { randomHex } from '../foundation/random-id';
 import type { InputItemsQuery, NewResponse, PutResult, ResponseNote } from './responses';
 
 /** A response id the stores accept: `resp_` and up to 250 URL-safe characters. */

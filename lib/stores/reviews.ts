@@ -1,5 +1,5 @@
 /** Requests flagged for review: what was observed, and their resolution (charge or waive), once. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { UpstreamAttempt } from '../billing/records';
 import type { Usage } from '../types';
 import type { Page } from './reads';

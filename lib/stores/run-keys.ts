@@ -1,5 +1,5 @@
 /** Run keys: short-lived child keys with their own cap, lifetime and models, minted by a key with the grant (POST /v1/keys/run) or by an operator. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import type { RunKeyBody } from '../schemas/budgets';
 import { hashKey } from './hash';
 import { newKeySecret, prefixOf, type KeyAdminStore, type KeyRecord } from './keys';

@@ -1,5 +1,5 @@
 /** Reads for an operator's overview, the same on every store: accounts by balance, and the request log counted per time bucket. */
-import { GatewayError } from '../errors';
+import { GatewayError } from '../foundation/errors';
 import { checkRange, type Page } from './reads';
 import type { Awaitable } from './types';
 

@@ -1,14 +1,14 @@
 /** Store interfaces the host implements (sync or async): keys, balance holds, settlement, request log. */
 import type { RequestLogEntry, Settlement } from '../billing/records';
-import type { Awaitable } from '../sync';
+import type { Awaitable } from '../foundation/sync';
 import type { Caller } from '../types';
 import type { ScopeHold, ScopeRefusal } from './budgets';
 
 /** What a store writes for a finished request: defined by billing, which makes them. */
 export type { RequestLogEntry, Settlement } from '../billing/records';
 
-/** A value or a promise (any thenable) of it: every store method may be sync or async (lib/sync.ts). */
-export type { Awaitable } from '../sync';
+/** A value or a promise (any thenable) of it: every store method may be sync or async (lib/foundation/sync.ts). */
+export type { Awaitable } from '../foundation/sync';
 
 /** How a request ended for billing (`waived`: a review resolved without a further charge); the list: BILLING_STATUSES (lib/schemas/shapes.ts). */
 export type { BillingStatus } from '../schemas/shapes';

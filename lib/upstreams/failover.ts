@@ -1,7 +1,7 @@
 /** failover(): one adapter over several upstreams (each member with its own upstream model and prices, if it says so), with retries before the first byte and a cool-down for failing ones. */
-import { GatewayConfigError } from '../config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { UpstreamFormat } from '../billing/figures';
-import { GatewayError, toGatewayError } from '../errors';
+import { GatewayError, toGatewayError } from '../foundation/errors';
 import type { RerankRequest, RerankResult } from '../types';
 import type { StreamItem } from '../messages/events';
 import type { MessageResponse, MessagesRequest } from '../messages/request';

@@ -3,8 +3,8 @@
  * upstream model it is sent and the prices of the requests it serves. A group registers its
  * members here, so the catalog, billing and the admin API read each member's model and prices.
  */
-import { GatewayConfigError } from '../config-errors';
-import { checkKnownOptions } from '../check-options';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { checkKnownOptions } from '../foundation/check-options';
 import type { Pricing, UpstreamFormat } from '../billing/figures';
 import { pricingProblem } from '../billing/pricing';
 import type { UpstreamAttempt } from '../billing/records';

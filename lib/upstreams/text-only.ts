@@ -2,7 +2,7 @@
 import type { ContentBlock } from '../messages/content';
 import type { StreamEvent } from '../messages/events';
 import type { MessageResponse } from '../messages/request';
-import { invalidAnswer } from '../answer-errors';
+import { invalidAnswer } from '../foundation/answer-errors';
 import { ForwardedFrame } from '../formats/anthropic';
 
 /** Blocks a V1 answer leaves out: the model's reasoning, which a text-only client never asked for. */

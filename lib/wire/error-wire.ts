@@ -1,5 +1,5 @@
 /** An error in each wire format the gateway answers in: the JSON body, and the frame that ends a stream. */
-import { errorBody, OPENAI_ERRORS, openaiErrorBody, type ErrorCode, type GatewayError } from '../errors';
+import { errorBody, OPENAI_ERRORS, openaiErrorBody, type ErrorCode, type GatewayError } from '../foundation/errors';
 import { dataFrame, frame } from './sse-writer';
 
 /** The wire format of a route's answers: Anthropic's (Messages, rerank, models, admin) or OpenAI's (chat completions, Responses). */

@@ -1,6 +1,6 @@
 /** Keep-alive frames on a quiet stream, so proxies and clients do not cut a long upstream silence. */
-import { GATEWAY_DEFAULTS } from '../defaults';
-import { checkDuration } from '../duration';
+import { GATEWAY_DEFAULTS } from '../foundation/defaults';
+import { checkDuration } from '../foundation/duration';
 
 /** Longest silence on a client stream before a keep-alive frame, in ms. */
 export const DEFAULT_KEEP_ALIVE_MS = GATEWAY_DEFAULTS.keepAliveMs;

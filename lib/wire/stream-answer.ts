@@ -1,6 +1,6 @@
 /** Streams an adapter's events to the client in a wire format (Anthropic events or OpenAI chunks), kept alive through silences. */
 import type { Response } from 'express';
-import { toGatewayError, type ErrorCode, type UpstreamTerms } from '../errors';
+import { toGatewayError, type ErrorCode, type UpstreamTerms } from '../foundation/errors';
 import type { StreamEvent } from '../messages/events';
 import { DEFAULT_KEEP_ALIVE_MS, KeepAlive } from './keep-alive';
 import { SseWriter } from './sse-writer';

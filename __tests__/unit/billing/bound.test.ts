@@ -1,7 +1,7 @@
 /** The bound a budget holds: never below what a request can cost (bytes, framing, media, max_tokens, the dearest input price), and the requests it cannot bound. */
 import { boundAmount, exceedsBound, FRAMING_TOKENS, requestBound } from '../../../lib/billing/bound';
 import { costOf } from '../../../lib/billing/pricing';
-import { GATEWAY_DEFAULTS } from '../../../lib/defaults';
+import { GATEWAY_DEFAULTS } from '../../../lib/foundation/defaults';
 
 const MEDIA = { ...GATEWAY_DEFAULTS.budgets, imageTokens: 5000, documentTokens: 200_000, maxSearches: 2, searchTokens: 10_000 };
 

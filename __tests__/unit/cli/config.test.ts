@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildAt, ConfigError, configPath, loadModels, parseConfig } from '../../../lib/cli/config';
 import { GatewayConfigError } from '../../../lib';
-import { createCatalog } from '../../../lib/catalog';
-import { servingMembers } from '../../../lib/catalog-members';
+import { createCatalog } from '../../../lib/catalog/catalog';
+import { servingMembers } from '../../../lib/catalog/members';
 import { buildModels } from '../../../lib/cli/build';
 import { codeBlocks } from '../../helpers/doc-blocks';
 

@@ -1,5 +1,5 @@
 /** lib/cli/usage.ts: the help text from one table of commands, a command's own usage after a mistake, the command line parsed. */
-import { VERSION } from '../../../lib/version';
+import { VERSION } from '../../../lib/foundation/version';
 import { checkOptions, COMMANDS, helpOf, OPTION_NAMES, parseCommandLine, USAGE, usageOf } from '../../../lib/cli/usage';
 import { COMMAND_HELP } from '../../../lib/cli/help';
 import { UsageError } from '../../../lib/cli/ops';

@@ -1,7 +1,7 @@
 /** dashboardRoutes(): the dashboard's page, files, sign-in and sign-out; sessionAuth(): a session as adminAuth's second way in. */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { GatewayError } from '../../errors';
+import { GatewayError } from '../../foundation/errors';
 import { sendJson } from '../../wire/send-json';
 import type { AdminTokens, SessionAuth } from '../auth';
 import { assetOf, loadAssets, securityHeaders, sendAsset } from './assets';

@@ -1,6 +1,6 @@
 /** DashboardSessions: the dashboard's sign-ins, each ending at its expiry, when idle or at sign-out; kept by the store when it can (every instance shares them). */
-import { GatewayConfigError } from '../../config-errors';
-import { checkDuration } from '../../duration';
+import { GatewayConfigError } from '../../foundation/config-errors';
+import { checkDuration } from '../../foundation/duration';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { dashboardSessionsOf, type DashboardSessionStore } from '../../stores/dashboard-sessions';
 import { MemorySessions } from '../../stores/memory/sessions';

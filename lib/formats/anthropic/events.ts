@@ -1,7 +1,7 @@
 /** An Anthropic-format upstream's answers as the gateway reads them: its usage figures, its stream's event data, its error events. */
-import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../foundation/errors';
 import type { StreamEvent } from '../../messages/events';
-import { badUpstreamAnswer } from '../../answer-errors';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
 import { reportedFigure as count } from '../../billing/reported-figure';
 import type { UsageFigures } from '../../types';
 import { quickDelta } from './quick-event';

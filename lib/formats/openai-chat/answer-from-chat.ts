@@ -1,9 +1,9 @@
 /** An OpenAI-format upstream's whole answer (`chat.completion`) as a Message, and the pieces its stream shares (tool call ids and inputs, reasoning). */
 import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { MessageResponse } from '../../messages/request';
-import { randomHex } from '../../random-id';
-import { GatewayError } from '../../errors';
-import { badUpstreamAnswer, invalidAnswer } from '../../answer-errors';
+import { randomHex } from '../../foundation/random-id';
+import { GatewayError } from '../../foundation/errors';
+import { badUpstreamAnswer, invalidAnswer } from '../../foundation/answer-errors';
 import type { UsageFigures } from '../../types';
 import { gatewaySignature } from '../../messages/gateway-thinking';
 import { stopReasonOf } from './tables';

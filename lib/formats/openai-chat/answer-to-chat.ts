@@ -1,5 +1,5 @@
 /** A Message as the chat route's whole answer, a `chat.completion`. */
-import { invalidToolInput } from '../../answer-errors';
+import { invalidToolInput } from '../../foundation/answer-errors';
 import { isBlock, textOf, toolInputJson } from '../../messages/content';
 import type { MessageResponse } from '../../messages/request';
 import { ANSWER_JOIN, finishReasonOf } from './tables';

@@ -1,7 +1,7 @@
 /** Messages → Chat Completions: the request an OpenAI-format upstream gets. */
 import { isBlock, type ContentBlock, type MessageParam, type ToolResultBlock } from '../../messages/content';
 import type { MessagesRequest, Tool, ToolChoice } from '../../messages/request';
-import { ownEntry } from '../../own';
+import { ownEntry } from '../../foundation/own';
 import { partsOf, promptText } from './parts';
 import { reasoningFieldOf } from '../../messages/gateway-thinking';
 import { ANSWER_JOIN, cannotExpress, MESSAGES_FIELDS, objectAt, PROMPT_JOIN, stringAt, TOOL_CHOICES } from './tables';

@@ -1,5 +1,5 @@
 /** The Anthropic events of a stream → the chat route's `chat.completion.chunk` frames. */
-import { invalidToolInput } from '../../answer-errors';
+import { invalidToolInput } from '../../foundation/answer-errors';
 import { toolArguments } from '../../messages/content';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageUsage } from '../../messages/request';

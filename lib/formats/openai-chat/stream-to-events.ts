@@ -1,10 +1,10 @@
 /** An OpenAI-format upstream's chunks → the Anthropic stream grammar, in the shape agents read without tripping. */
 import type { EventSourceMessage } from 'eventsource-parser';
-import { GatewayError, SAFE_MESSAGES } from '../../errors';
+import { GatewayError, SAFE_MESSAGES } from '../../foundation/errors';
 import type { ContentBlock } from '../../messages/content';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse } from '../../messages/request';
-import { badUpstreamAnswer, codeForUpstreamStatus } from '../../answer-errors';
+import { badUpstreamAnswer, codeForUpstreamStatus } from '../../foundation/answer-errors';
 import type { UsageFigures } from '../../types';
 import { reasoningOf, toolInput, toolUseId } from './answer-from-chat';
 import { gatewaySignature, type ReasoningField } from '../../messages/gateway-thinking';

@@ -2,8 +2,8 @@
  * The tables of the Messages ⇄ Chat Completions translation, written once and read both ways:
  * stop reasons, tool choices, the join of text parts, and what happens to each Messages field.
  */
-import { GatewayError } from '../../errors';
-import { ownEntry } from '../../own';
+import { GatewayError } from '../../foundation/errors';
+import { ownEntry } from '../../foundation/own';
 
 /** OpenAI `finish_reason` → Anthropic `stop_reason` (unknown or none: `end_turn`). */
 const STOP_REASON_OF: Readonly<Record<string, string>> = Object.freeze({

@@ -1,5 +1,5 @@
 /** A whole answer (a Message) → the response object `responses.create` answers with. */
-import { invalidToolInput } from '../../answer-errors';
+import { invalidToolInput } from '../../foundation/answer-errors';
 import { isBlock, toolInputJson } from '../../messages/content';
 import type { MessageResponse } from '../../messages/request';
 import { callItem, messageItem, outputText, reasoningItem, webSearchItem } from './output';

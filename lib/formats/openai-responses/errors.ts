@@ -1,5 +1,5 @@
 /** Errors in the Responses format: a refusal naming the request's field, and the `error` a failed response carries. */
-import { GatewayError, type ErrorCode, type UpstreamTerms } from '../../errors';
+import { GatewayError, type ErrorCode, type UpstreamTerms } from '../../foundation/errors';
 
 /** The refusal of what the content model cannot express: 400 naming the field of the Responses body, before any upstream call. */
 export function refused(path: string, reason: string): GatewayError {

@@ -1,5 +1,5 @@
 /** Ids as the Responses API writes them (a prefix per object type), and call ids ⇄ Anthropic tool_use ids, reversibly. */
-import { randomHex } from '../../random-id';
+import { randomHex } from '../../foundation/random-id';
 
 /** The prefix of each object's id; clients (and OpenAI itself, when a session moves there) check them. */
 export const ID_PREFIX = Object.freeze({

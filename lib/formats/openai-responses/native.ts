@@ -6,8 +6,8 @@
  * `store` as the gateway's store decides. Plus what is taken out of a request before it goes
  * upstream: reasoning another upstream family made, and a resent history's reasoning.
  */
-import { invalidAnswer } from '../../answer-errors';
-import type { ErrorCode, UpstreamTerms } from '../../errors';
+import { invalidAnswer } from '../../foundation/answer-errors';
+import type { ErrorCode, UpstreamTerms } from '../../foundation/errors';
 import { frame } from '../../wire/sse-writer';
 import { failureOf } from './errors';
 import type { ResponseEnvelope } from './response';

@@ -7,7 +7,7 @@
  * The effort a caller asks for becomes a thinking budget.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import { isBlock, type ContentBlock, type RedactedThinkingBlock, type ThinkingBlock } from '../../messages/content';
 import type { ThinkingConfig } from '../../messages/request';
 import { gatewaySignature } from '../../messages/gateway-thinking';

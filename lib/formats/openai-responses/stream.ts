@@ -4,8 +4,8 @@
  * then `response.completed` or `.incomplete` carrying the whole output and the usage. Every event
  * has the next `sequence_number`; one response id from first to last.
  */
-import type { ErrorCode, UpstreamTerms } from '../../errors';
-import { invalidToolInput } from '../../answer-errors';
+import type { ErrorCode, UpstreamTerms } from '../../foundation/errors';
+import { invalidToolInput } from '../../foundation/answer-errors';
 import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageUsage, StopReason } from '../../messages/request';

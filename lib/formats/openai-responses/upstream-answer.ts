@@ -3,8 +3,8 @@
  * as the gateway's figures (Responses counts cached and cache-write tokens inside `input_tokens`),
  * its status as a stop reason, a failure as a standard error. Shared by the JSON answer and the stream.
  */
-import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../errors';
-import { badUpstreamAnswer, invalidAnswer } from '../../answer-errors';
+import { GatewayError, SAFE_MESSAGES, type ErrorCode } from '../../foundation/errors';
+import { badUpstreamAnswer, invalidAnswer } from '../../foundation/answer-errors';
 import { isCount, reportedFigure } from '../../billing/reported-figure';
 import { toolArguments, type ContentBlock } from '../../messages/content';
 import type { MessageResponse, MessageUsage } from '../../messages/request';

@@ -6,7 +6,7 @@
  */
 import { isBlock, type ContentBlock, type DocumentBlock, type ImageBlock, type MessageParam } from '../../messages/content';
 import type { MessagesRequest, Tool, ToolChoice } from '../../messages/request';
-import { ownEntry } from '../../own';
+import { ownEntry } from '../../foundation/own';
 import { refused } from './errors';
 import { callIdOf } from './ids';
 import { reasoningInputOf } from './upstream-reasoning';

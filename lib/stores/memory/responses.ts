@@ -1,5 +1,5 @@
 /** MemoryStore's stored responses: JSON texts by id, kept to a count and a total size (oldest dropped first) and until they expire. */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import { trimBounded } from './bounded';
 import type { InputItemsPage, InputItemsQuery, NewResponse, PutResult, ResponseItem, ResponseNote, ResponseStore, StoredResponse } from '../responses';
 import { checkItemsQuery, checkRecord, encodeRecord, isResponseId, noteOf, unknownCursor, windowOf, type EncodedResponse } from '../responses-rules';

@@ -1,5 +1,5 @@
 /** MemoryStore's reviews: kept bounded, listed oldest first, resolved once. */
-import { GatewayError } from '../../errors';
+import { GatewayError } from '../../foundation/errors';
 import { keepBounded, lastOf } from './bounded';
 import { pageOf } from './reads';
 import type { Page } from '../reads';

@@ -1,5 +1,5 @@
 /** MemoryStore: the embedded default store for one process (keys, balances, holds, ledger, log, reviews). */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import { carryCharge } from '../../billing/money';
 import type { Caller } from '../../types';
 import { checkCredit, checkProvision, noAccountError, replayOf, type Credit, type CreditResult } from '../credit';

@@ -1,5 +1,5 @@
 /** migrate(): applies the shipped SQL files in order, once, under an advisory lock (safe from several instances). */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 

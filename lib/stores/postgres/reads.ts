@@ -3,7 +3,7 @@ import { FIGURE_NAMES, type UsageFigureName } from '../../billing/figures';
 import { fromPico, toPico } from '../../billing/money';
 import type { PgQueryable } from './migrate';
 import { checkRange, decodeCursor, encodeCursor, pageSize, utcDay, type LedgerEntry, type Page, type ReadQuery, type RequestQuery, type SpendRow } from '../reads';
-import { GatewayError } from '../../errors';
+import { GatewayError } from '../../foundation/errors';
 import type { PgResult } from './migrate';
 import { alreadyResolved, checkDecision, resolvedStatus, type ReviewQuery, type ReviewRecord, type ResolveReview } from '../reviews';
 import type { AuditEntry, AuditQuery } from '../audit';

@@ -1,5 +1,5 @@
 /** PostgresStore: the GatewayStore for several instances over one PostgreSQL (pg client). */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import type { Caller } from '../../types';
 import { Batcher } from './batcher';
 import { hashKey } from '../hash';

@@ -1,7 +1,7 @@
 /** The one seam for upstream HTTP calls: a POST and its body under the timeouts, failures mapped to GatewayErrors. */
-import { GatewayError } from '../../errors';
+import { GatewayError } from '../../foundation/errors';
 import { callAborted, offCallAbort, onCallAbort } from '../call-context';
-import { badUpstreamAnswer } from '../../answer-errors';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
 import { callerFacingMessage, callerFacingTerms, connectionError, parseRetryAfter, timeoutError, upstreamError } from './errors';
 import type { ResolvedHttp } from './options';
 import type { ResponseLike, UpstreamCallContext } from '../types';

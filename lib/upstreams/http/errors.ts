@@ -1,6 +1,6 @@
 /** Maps upstream HTTP failures (a status, a broken connection, a timeout) to standard codes with safe texts; the upstream's words go to `detail` only. */
-import { codeForUpstreamStatus } from '../../answer-errors';
-import { GatewayError, SAFE_MESSAGES, type ErrorCode, type UpstreamTerms } from '../../errors';
+import { codeForUpstreamStatus } from '../../foundation/answer-errors';
+import { GatewayError, SAFE_MESSAGES, type ErrorCode, type UpstreamTerms } from '../../foundation/errors';
 import { termsOf, withoutHosts } from './shown';
 
 /** Whether a failure with this code may be retried on another attempt or upstream. */

@@ -1,9 +1,9 @@
 /** nodeHttpFetch(): a FetchLike over Node's own http.request, for hosts that want the cheapest client. */
-import { GatewayConfigError } from '../../config-errors';
-import { checkDuration } from '../../duration';
+import { GatewayConfigError } from '../../foundation/config-errors';
+import { checkDuration } from '../../foundation/duration';
 import http from 'node:http';
 import https from 'node:https';
-import { ownEntry } from '../../own';
+import { ownEntry } from '../../foundation/own';
 import { createAgents } from './agent';
 import { DEFAULT_TIMEOUTS } from './options';
 import type { FetchLike, ResponseLike } from '../types';

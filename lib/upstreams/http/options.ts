@@ -1,9 +1,9 @@
 /** Adapter HTTP options checked once at construction: defaults, timeouts, the client and its agents. */
-import { ADAPTER_DEFAULTS } from '../../defaults';
-import { GatewayConfigError } from '../../config-errors';
-import { checkDuration } from '../../duration';
+import { ADAPTER_DEFAULTS } from '../../foundation/defaults';
+import { GatewayConfigError } from '../../foundation/config-errors';
+import { checkDuration } from '../../foundation/duration';
 import nodeFetch from 'node-fetch';
-import { checkKnownOptions } from '../../check-options';
+import { checkKnownOptions } from '../../foundation/check-options';
 import { createAgents } from './agent';
 import { redactor } from './redact';
 import { knowHost } from './shown';

@@ -1,5 +1,5 @@
 /** Keeps an adapter's own key out of every error detail it produces. */
-import { GatewayError } from '../../errors';
+import { GatewayError } from '../../foundation/errors';
 
 /** A function that replaces every occurrence of `secret` (if any) with "[redacted]". */
 export function redactor(secret: string | undefined): (text: string) => string {

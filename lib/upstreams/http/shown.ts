@@ -3,7 +3,7 @@
  * upstreams' endpoints are the operator's), and its OpenAI terms (`param`, `code`) when their
  * shapes are a field path and a code. The gateway's keys are redacted apart (redact.ts).
  */
-import type { UpstreamTerms } from '../../errors';
+import type { UpstreamTerms } from '../../foundation/errors';
 
 /** Every upstream host the process's adapters were made for (`host:port`, and a dotted or IP host alone): a text bound for a caller names none. */
 const KNOWN_HOSTS = new Set<string>();

@@ -3,12 +3,12 @@
  * per call here): the cheapest client the bench measured, as an adapter's `fetch` option (docs/benchmarks.md).
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { ownEntry } from '../../own';
+import { ownEntry } from '../../foundation/own';
 import { IDLE_SOCKET_MS } from './agent';
 import { DEFAULT_TIMEOUTS } from './options';
 import type { FetchLike, ResponseLike } from '../types';
-import { GatewayConfigError } from '../../config-errors';
-import { checkDuration } from '../../duration';
+import { GatewayConfigError } from '../../foundation/config-errors';
+import { checkDuration } from '../../foundation/duration';
 
 /** Options of undiciFetch(). */
 export interface UndiciFetchOptions {

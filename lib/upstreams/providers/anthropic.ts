@@ -4,7 +4,7 @@ import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { AnthropicFrameReader, forwardable, ForwardedFrame, parseEventData, streamErrorFrom, usageFromAnthropic, type FrameBatch } from '../../formats/anthropic';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../../answer-errors';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
 import { parseJson, postJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';

@@ -1,11 +1,11 @@
 /** Adapter for OpenAI Chat Completions upstreams (OpenAI, vLLM, DeepSeek, OpenRouter…), translated both ways. */
-import { GatewayConfigError } from '../../config-errors';
-import type { GatewayError } from '../../errors';
-import { randomHex } from '../../random-id';
+import { GatewayConfigError } from '../../foundation/config-errors';
+import type { GatewayError } from '../../foundation/errors';
+import { randomHex } from '../../foundation/random-id';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { SseBatchReader } from '../../wire/sse-reader';
-import { badUpstreamAnswer } from '../../answer-errors';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
 import { postJson, readJson, readText } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter, redacted } from '../http/redact';

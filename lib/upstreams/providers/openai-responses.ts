@@ -6,9 +6,9 @@
  * its endpoint and key, and goes back to it only.
  */
 import { createHash } from 'node:crypto';
-import { badUpstreamAnswer } from '../../answer-errors';
-import { GatewayError } from '../../errors';
-import { randomHex } from '../../random-id';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
+import { GatewayError } from '../../foundation/errors';
+import { randomHex } from '../../foundation/random-id';
 import type { StreamEvent } from '../../messages/events';
 import type { MessageResponse, MessagesRequest } from '../../messages/request';
 import { failureFrom, messageFromResponse, nativeInput, resentHistory, ResponsesUpstreamStream, TERMINAL_EVENTS, toResponsesRequest, usageFromResponses } from '../../formats/openai-responses';

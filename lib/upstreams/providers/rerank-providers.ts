@@ -1,5 +1,5 @@
 /** Built-in rerank adapters: Cohere (v1, v2), Jina, Voyage and Hugging Face TEI. */
-import { GatewayConfigError } from '../../config-errors';
+import { GatewayConfigError } from '../../foundation/config-errors';
 import type { RerankRequest } from '../../types';
 import { baseVersion } from '../http/options';
 import { reportedFigure as count } from '../../billing/reported-figure';

@@ -1,6 +1,6 @@
 /** What every built-in rerank adapter shares: build a provider body, parse its answer into results and usage. */
 import type { RerankRequest, RerankResult, UsageFigures } from '../../types';
-import { badUpstreamAnswer } from '../../answer-errors';
+import { badUpstreamAnswer } from '../../foundation/answer-errors';
 import { postJson, readJson } from '../http/client';
 import { resolveHttp } from '../http/options';
 import { guardAdapter } from '../http/redact';

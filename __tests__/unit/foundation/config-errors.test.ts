@@ -1,12 +1,12 @@
 /** Construction errors: one class with a code and a link, the codes written once (CONFIG_ERRORS), docs/errors.md checked against them, one duration check. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CONFIG_ERRORS, GatewayConfigError } from '../../lib';
-import { ERRORS_DOC, wordingOf } from '../../lib/config-errors';
-import { checkDuration } from '../../lib/duration';
-import { refused } from '../helpers/config-error';
+import { CONFIG_ERRORS, GatewayConfigError } from '../../../lib';
+import { ERRORS_DOC, wordingOf } from '../../../lib/foundation/config-errors';
+import { checkDuration } from '../../../lib/foundation/duration';
+import { refused } from '../../helpers/config-error';
 
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 const read = (file: string): string => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 /** The entries of docs/errors.md's construction section: code → its first paragraph. */

@@ -1,7 +1,7 @@
 /** What serves a model: each upstream it may reach (a failover group's members, nested ones flattened), the model name it is sent and what bills the requests it serves. */
-import type { PricedBy } from './billing/settle';
+import type { PricedBy } from '../billing/settle';
 import { formatOf, type ModelEntry } from './catalog';
-import { leavesOf, membersOf } from './upstreams/members';
+import { leavesOf, membersOf } from '../upstreams/members';
 
 /** One upstream a model may be served by, with the model name it is sent and what bills the requests it serves. */
 export interface ServingMember extends PricedBy {

@@ -1,6 +1,6 @@
-/** lib/timeout.ts: a store call bounded in time; a value answers at once. */
-import { checkTimeout, withTimeout } from '../../lib/timeout';
-import { refused } from '../helpers/config-error';
+/** lib/foundation/timeout.ts: a store call bounded in time; a value answers at once. */
+import { checkTimeout, withTimeout } from '../../../lib/foundation/timeout';
+import { refused } from '../../helpers/config-error';
 
 describe('withTimeout()', () => {
   it('passes a value and a prompt answer through', async () => {

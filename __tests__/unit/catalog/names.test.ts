@@ -1,6 +1,6 @@
-/** lib/model-names.ts: a model's aliases and patterns, their collisions refused by code, and the order names resolve in. */
-import { commonName, matches, MAX_MODEL_NAME, ModelNames, nameProblem, type Named } from '../../lib/model-names';
-import { refused } from '../helpers/config-error';
+/** lib/catalog/names.ts: a model's aliases and patterns, their collisions refused by code, and the order names resolve in. */
+import { commonName, matches, MAX_MODEL_NAME, ModelNames, nameProblem, type Named } from '../../../lib/catalog/names';
+import { refused } from '../../helpers/config-error';
 
 const names = (...models: Named[]): ModelNames<Named> => new ModelNames(new Map(models.map((m) => [m.id, m])));
 

@@ -1,5 +1,5 @@
-/** lib/answer-errors.ts: an upstream's status mapped to a standard code (its refusal of the gateway's own credentials is api_error), and unreadable answers. */
-import { badUpstreamAnswer, codeForUpstreamStatus, invalidAnswer } from '../../lib/answer-errors';
+/** lib/foundation/answer-errors.ts: an upstream's status mapped to a standard code (its refusal of the gateway's own credentials is api_error), and unreadable answers. */
+import { badUpstreamAnswer, codeForUpstreamStatus, invalidAnswer } from '../../../lib/foundation/answer-errors';
 
 describe('codeForUpstreamStatus()', () => {
   it.each([

@@ -1,11 +1,11 @@
 /** The defaults table: written once, frozen, read by resolveOptions() into a complete config, and the README's option tables checked against it. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemoryStore, anthropicAdapter, resolveOptions } from '../../lib';
-import { ADAPTER_DEFAULTS, GATEWAY_DEFAULTS } from '../../lib/defaults';
-import { OPTION_NAMES } from '../../lib/options';
+import { MemoryStore, anthropicAdapter, resolveOptions } from '../../../lib';
+import { ADAPTER_DEFAULTS, GATEWAY_DEFAULTS } from '../../../lib/foundation/defaults';
+import { OPTION_NAMES } from '../../../lib/options';
 
-const README = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+const README = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
 
 /** A default as the README writes it: `'32mb'`, `60000`, `['a','b']`, `{keyPrefix: 'mgw', windowSec: 60}`. */
 function render(value: unknown): string {

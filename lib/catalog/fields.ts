@@ -1,8 +1,8 @@
 /** A model as data (adapters by name): what the admin API shows and takes, and what a runtime override of the catalog keeps. */
-import { GatewayConfigError } from './config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 import type { ModelEntry } from './catalog';
-import type { Capability, Pricing } from './types';
-import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+import type { Capability, Pricing } from '../types';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 
 /** Every field of a model but its id, each with a value (null: not set). */
 export interface ModelFields {

@@ -1,6 +1,6 @@
-/** lib/check-options.ts: an unknown option refused by code, naming the nearest known one or listing them. */
-import { checkKnownOptions, nearest } from '../../lib/check-options';
-import { refused } from '../helpers/config-error';
+/** lib/foundation/check-options.ts: an unknown option refused by code, naming the nearest known one or listing them. */
+import { checkKnownOptions, nearest } from '../../../lib/foundation/check-options';
+import { refused } from '../../helpers/config-error';
 
 describe('checkKnownOptions()', () => {
   const known = ['bodyLimit', 'store', 'models'];

@@ -1,6 +1,6 @@
-/** lib/errors.ts: one code table gives each error its status, safe text and OpenAI terms; anything thrown becomes a GatewayError. */
-import { ERROR_STATUS, errorBody, GatewayError, OPENAI_ERRORS, openaiErrorBody } from '../../lib';
-import { SAFE_MESSAGES, toGatewayError } from '../../lib/errors';
+/** lib/foundation/errors.ts: one code table gives each error its status, safe text and OpenAI terms; anything thrown becomes a GatewayError. */
+import { ERROR_STATUS, errorBody, GatewayError, OPENAI_ERRORS, openaiErrorBody } from '../../../lib';
+import { SAFE_MESSAGES, toGatewayError } from '../../../lib/foundation/errors';
 
 describe('the error codes', () => {
   it('give every code a status, a safe message and OpenAI terms', () => {

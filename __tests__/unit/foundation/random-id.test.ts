@@ -1,6 +1,6 @@
 /** randomHex(): 32 hex characters, never repeated, across refills of its pool. */
-import { randomHex } from '../../lib/random-id';
-import { newRequestId } from '../../lib/middleware/request-id';
+import { randomHex } from '../../../lib/foundation/random-id';
+import { newRequestId } from '../../../lib/middleware/request-id';
 
 it('gives 32 lowercase hex characters, unique across several refills of the pool', () => {
   const ids = Array.from({ length: 2000 }, () => randomHex());

@@ -1,7 +1,7 @@
-/** lib/compose.ts: middlewares run in order as one handler; an error (passed, thrown or rejected) skips to the next error handler. */
+/** lib/foundation/compose.ts: middlewares run in order as one handler; an error (passed, thrown or rejected) skips to the next error handler. */
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import request from 'supertest';
-import { compose } from '../../lib';
+import { compose } from '../../../lib';
 
 function app(handlers: RequestHandler[]) {
   const a = express();

@@ -1,6 +1,6 @@
-/** lib/leases.ts: the leases of live requests renewed together every quarter lease, until released or over. */
-import { LeaseKeeper } from '../../lib/leases';
-import { refused } from '../helpers/config-error';
+/** lib/foundation/leases.ts: the leases of live requests renewed together every quarter lease, until released or over. */
+import { LeaseKeeper } from '../../../lib/foundation/leases';
+import { refused } from '../../helpers/config-error';
 
 describe('LeaseKeeper', () => {
   it('renews every live lease in one call, and drops one released or over', async () => {

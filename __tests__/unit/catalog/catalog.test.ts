@@ -1,11 +1,11 @@
-/** lib/catalog.ts: the catalog checked at construction (errors by ERR_MGW_* code), each model's profile, formats through failover groups. */
-import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, V1_PROFILE } from '../../lib/catalog';
-import { servingMembers } from '../../lib/catalog-members';
-import { formatsOf } from '../../lib/upstreams/failover';
-import * as lib from '../../lib';
-import { refused } from '../helpers/config-error';
-import { codeBlocks, runModule } from '../helpers/doc-blocks';
+/** lib/catalog/catalog.ts: the catalog checked at construction (errors by ERR_MGW_* code), each model's profile, formats through failover groups. */
+import { anthropicAdapter, cohereAdapter, createCatalog, failover, LiveCatalog, openaiChatAdapter, type ModelEntry } from '../../../lib';
+import { allowed, catalogReader, DEFAULT_MAX_TOKENS, formatOf, profileOf, V1_PROFILE } from '../../../lib/catalog/catalog';
+import { servingMembers } from '../../../lib/catalog/members';
+import { formatsOf } from '../../../lib/upstreams/failover';
+import * as lib from '../../../lib';
+import { refused } from '../../helpers/config-error';
+import { codeBlocks, runModule } from '../../helpers/doc-blocks';
 
 const anthropic = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
 const openai = openaiChatAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });

@@ -1,11 +1,11 @@
-/** lib/sync.ts: the one seam between a value and a promise of it, and a store answering in thenables that are not native Promises. */
+/** lib/foundation/sync.ts: the one seam between a value and a promise of it, and a store answering in thenables that are not native Promises. */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { createGatewayRouter, MemoryStore, type GatewayStore } from '../../lib';
-import { isThenable, then } from '../../lib/sync';
-import { startAnthropicFake } from '../helpers/fake-anthropic';
-import type { FakeServer } from '../helpers/fake-server';
-import { addCaller, llmModels, logEntry, postMessages } from '../helpers/gateway';
+import { createGatewayRouter, MemoryStore, type GatewayStore } from '../../../lib';
+import { isThenable, then } from '../../../lib/foundation/sync';
+import { startAnthropicFake } from '../../helpers/fake-anthropic';
+import type { FakeServer } from '../../helpers/fake-server';
+import { addCaller, llmModels, logEntry, postMessages } from '../../helpers/gateway';
 
 /** A thenable that is no Promise: it settles a microtask later, as `run` does. */
 const later = <T>(run: () => T): PromiseLike<T> => ({

@@ -1,12 +1,12 @@
 /** CatalogFollower: lays the runtime catalog overrides a store keeps over a LiveCatalog, read again whenever the store's version moved. */
 import type { RequestHandler } from 'express';
 import type { Catalog, LiveCatalog } from './catalog';
-import { applyOverrides, type AppliedOverride } from './catalog-overrides';
-import { GatewayError } from './errors';
-import type { CatalogOverride, CatalogOverrideStore } from './stores/catalog-overrides';
-import { DEFAULT_STORE_TIMEOUT_MS } from './stores/call';
-import { withTimeout } from './timeout';
-import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+import { applyOverrides, type AppliedOverride } from './overrides';
+import { GatewayError } from '../foundation/errors';
+import type { CatalogOverride, CatalogOverrideStore } from '../stores/catalog-overrides';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../stores/call';
+import { withTimeout } from '../foundation/timeout';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 
 type Adapter = MessagesAdapter | RerankAdapter;
 

@@ -1,13 +1,13 @@
 /** The model catalog, checked and indexed once at construction. */
-import { GatewayConfigError } from './config-errors';
-import { GatewayError } from './errors';
-import type { UpstreamFormat } from './billing/figures';
-import { pricingProblem } from './billing/pricing';
-import { ModelNames, nameProblem } from './model-names';
-import type { Capability, Caller, Pricing } from './types';
-import { formatsOf } from './upstreams/failover';
-import { leavesOf } from './upstreams/members';
-import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+import { GatewayConfigError } from '../foundation/config-errors';
+import { GatewayError } from '../foundation/errors';
+import type { UpstreamFormat } from '../billing/figures';
+import { pricingProblem } from '../billing/pricing';
+import { ModelNames, nameProblem } from './names';
+import type { Capability, Caller, Pricing } from '../types';
+import { formatsOf } from '../upstreams/failover';
+import { leavesOf } from '../upstreams/members';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 
 /** One model in the catalog. */
 export interface ModelEntry {
@@ -110,7 +110,7 @@ export function profileOf(model: Readonly<ModelEntry>): ModelProfile {
 export interface Catalog {
   readonly models: readonly Readonly<ModelEntry>[];
   readonly byId: ReadonlyMap<string, Readonly<ModelEntry>>;
-  /** The model a requested name resolves to: its id, else an alias, else the most specific pattern that matches (lib/model-names.ts). */
+  /** The model a requested name resolves to: its id, else an alias, else the most specific pattern that matches (lib/catalog/names.ts). */
   resolve(name: string): Readonly<ModelEntry> | undefined;
 }
 

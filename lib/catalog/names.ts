@@ -3,7 +3,7 @@
  * stands for any run of characters, `claude-opus-*`), checked for collisions once and resolved
  * in one order: the exact id, then an alias, then the most specific pattern that matches.
  */
-import { GatewayConfigError } from './config-errors';
+import { GatewayConfigError } from '../foundation/config-errors';
 
 /** Longest model name resolved, alias or pattern (the bound of a model name in a body): a longer name matches no pattern. */
 export const MAX_MODEL_NAME = 256;

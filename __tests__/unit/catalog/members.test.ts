@@ -1,6 +1,6 @@
-/** lib/catalog-members.ts: what serves a model, member by member: the model each is sent and what bills the requests it serves. */
-import { anthropicAdapter, createCatalog, failover, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { isGroup, servingMembers } from '../../lib/catalog-members';
+/** lib/catalog/members.ts: what serves a model, member by member: the model each is sent and what bills the requests it serves. */
+import { anthropicAdapter, createCatalog, failover, openaiChatAdapter, type ModelEntry } from '../../../lib';
+import { isGroup, servingMembers } from '../../../lib/catalog/members';
 
 const anthropic = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });
 const openai = openaiChatAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k' });

@@ -1,7 +1,7 @@
-/** lib/catalog-overrides.ts: the precedence rule between the configured catalog and runtime overrides, and the overrides a wanted catalog needs. */
-import { anthropicAdapter, createCatalog, openaiChatAdapter, type ModelEntry } from '../../lib';
-import { applyOverrides, overridesFor } from '../../lib/catalog-overrides';
-import type { CatalogOverride } from '../../lib/stores/catalog-overrides';
+/** lib/catalog/overrides.ts: the precedence rule between the configured catalog and runtime overrides, and the overrides a wanted catalog needs. */
+import { anthropicAdapter, createCatalog, openaiChatAdapter, type ModelEntry } from '../../../lib';
+import { applyOverrides, overridesFor } from '../../../lib/catalog/overrides';
+import type { CatalogOverride } from '../../../lib/stores/catalog-overrides';
 
 const a = anthropicAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k', name: 'a' });
 const o = openaiChatAdapter({ baseURL: 'http://127.0.0.1:9', apiKey: 'k', name: 'o' });

@@ -3,11 +3,11 @@
  * an edited field's runtime value wins over the configured one until reverted; an override of a
  * model the configuration no longer lists (or one that no longer makes a valid model) is out of use.
  */
-import { wordingOf } from './config-errors';
+import { wordingOf } from '../foundation/config-errors';
 import { createCatalog, type Catalog, type ModelEntry } from './catalog';
-import { changedFields, fieldsOf, withFields, type ModelFields } from './catalog-fields';
-import type { CatalogOverride } from './stores/catalog-overrides';
-import type { MessagesAdapter, RerankAdapter } from './upstreams/types';
+import { changedFields, fieldsOf, withFields, type ModelFields } from './fields';
+import type { CatalogOverride } from '../stores/catalog-overrides';
+import type { MessagesAdapter, RerankAdapter } from '../upstreams/types';
 
 /** An override as it applies on this instance: whether it is in use (and why not), and the configured values it hides. */
 export interface AppliedOverride extends CatalogOverride {
