@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const shutdown = (): void => {
     server.close(() => {
       void gateway.close().then(async () => {
-        store.close();
+        await store.close(); // its pending "last used" writes, before the pool ends
         redis.disconnect();
         await pool.end();
         process.exit(0);

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       // Readiness fails at once (the router drains); the operator port stays up until billing is flushed.
       void router.close().then(async () => {
         operatorServer.close();
-        if (store instanceof PostgresStore) store.close();
+        if (store instanceof PostgresStore) await store.close();
         await pool?.end();
         process.exit(0);
       });

@@ -32,6 +32,8 @@ if (require.main === module) {
   const openaiBaseURL = process.env.OPENAI_BASE_URL;
   if (!openaiBaseURL) throw new Error('Set OPENAI_BASE_URL (and OPENAI_API_KEY) to an OpenAI-compatible upstream.');
   const { app } = buildSharedApp({ store, openaiBaseURL, openaiKey: process.env.OPENAI_API_KEY ?? '' });
-  const port = Number(process.env.PORT ?? 8787);
-  app.listen(port, '127.0.0.1', () => console.log(`shared host on http://127.0.0.1:${port} (key sk-shared-demo): /v1/messages and /v1/chat/completions`));
+  const server = app.listen(Number(process.env.PORT ?? 8787), '127.0.0.1', () => {
+    const { port } = server.address() as { port: number }; // PORT=0: the one the system gave
+    console.log(`shared host on http://127.0.0.1:${port} (key sk-shared-demo): /v1/messages and /v1/chat/completions`);
+  });
 }

@@ -11,7 +11,7 @@ const examples = readdirSync(path.join(ROOT, 'examples')).map((f) => `examples/$
 
 /** What a development note says and a user's document does not. */
 const NOTES: Array<[string, RegExp]> = [
-  ['an issue number', /\bissues?\s*#?\d+|#\d{2,}\b|\bissues? \d+[–-]\d+/i],
+  ['an issue number', /\bissues?\s*#?\d+|(?<![\w.])#\d{2,}\b|\bissues? \d+[–-]\d+/i],
   ['a commit hash', /(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])/],
   ['a note that something is unexplained or unfinished', /\bnot (?:yet )?explained(?: yet)?\b|\bnot found yet\b|\byet to be (?:explained|found|done)\b|\bTODO\b|\bFIXME\b|\bTBD\b/i],
   ['a word about the team', /\bthe lead\b|\bthe lead's\b|\bgoal \d+\b/i],
@@ -34,12 +34,13 @@ it('the note patterns catch what they are for', () => {
   const caught = (line: string): string[] => NOTES.filter(([, p]) => p.test(line)).map(([what]) => what);
   expect(caught('Fixed (issue 47 goal 5)')).toEqual(['an issue number', 'a word about the team']);
   expect(caught('code at `83fcc60`, before')).toEqual(['a commit hash']);
+  expect(caught('fixed in #123; see [§8.4](agent-clients-observed.md#84-model)')).toEqual(['an issue number']);
   expect(caught('not explained yet')).toEqual(['a note that something is unexplained or unfinished']);
   expect(caught('key_dc3c0aa60e921ddcaf1a, sha256 hex, 2026-11-26, 1,099,611, cafe')).toEqual([]);
 });
 
 /** A code span or block that holds a key, a URL, a header or a command line: what a user pastes. */
-const PASTED = /\bsk-|:\/\/|\bBearer\b|^(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:curl|npx|npm|claude|codex|model-gateway|export)\b|^[A-Z][A-Z0-9_]*=/;
+const PASTED = /\bsk-|:\/\/|\bBearer\b|^(?:[A-Z][A-Z0-9_]*=\S*\s+)*(?:curl|npx|npm|claude|codex|model-gateway)\s|^export [A-Z]|^[A-Z][A-Z0-9_]*=/;
 
 it('every fenced block, and every code span a user would paste (a key, a URL, a command), is ASCII', () => {
   const found: string[] = [];
