@@ -1,4 +1,5 @@
 /** A fake OpenAI Chat Completions upstream; the upstream model name picks the behaviour. */
+import type http from 'node:http';
 import { failWith, gate, SECRET_MARKER, sleep, sse, startFake, UPSTREAM_KEY, type GatedFake } from './fake-server';
 
 export const OPENAI_USAGE = { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42, prompt_tokens_details: { cached_tokens: 10 } };
@@ -11,6 +12,14 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null): Re
  * Behaviours: `*-json`, `*-stream`, `*-slow`, `*-nousage`, `*-error-wrapped`, `*-error-unwrapped`, `*-reset`, `*-length`,
  * `*-onewrite` (one socket write), `*-status-<code>`, `*-gated` (waits after its first delta until `openGates()`).
  */
+/** Keeps a response's writes and sends them all with end(), in one socket write (on Node 24, res.cork() sends end()'s last chunk before the corked ones). */
+function holdWrites(res: http.ServerResponse): void {
+  const held: Buffer[] = [];
+  const end = res.end.bind(res);
+  res.write = ((chunk: string | Buffer) => { held.push(Buffer.from(chunk)); return true; }) as typeof res.write;
+  res.end = (() => end(Buffer.concat(held))) as typeof res.end;
+}
+
 export async function startOpenAIFake(): Promise<GatedFake> {
   const gates = gate();
   const fake = await startFake(async (req, res) => {
@@ -26,7 +35,7 @@ export async function startOpenAIFake(): Promise<GatedFake> {
         ...(model.endsWith('-nousage') ? {} : { usage: OPENAI_USAGE }),
       }));
     }
-    if (model.endsWith('-onewrite')) res.cork(); // the whole stream in one socket write, at end()
+    if (model.endsWith('-onewrite')) holdWrites(res); // the whole stream in one socket write, at end()
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     sse(res, chunk({ role: 'assistant', content: '' }));
     sse(res, chunk({ content: OPENAI_DELTAS[0] }));
