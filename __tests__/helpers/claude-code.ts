@@ -27,6 +27,8 @@ export interface RunClaudeOptions {
   extraEnv?: Record<string, string>;
   /** Kill the run after this long (default 20 s: inside jest's 30 s, so a hung run fails as a result, not a test timeout). */
   timeoutMs?: number;
+  /** The package the release is installed under (default: the pinned `@anthropic-ai/claude-code`). */
+  release?: string;
 }
 
 export interface ClaudeRun {
@@ -42,9 +44,10 @@ export interface ClaudeRun {
   home: string;
 }
 
-/** The native binary: the platform package's (present even when install scripts did not run), else the wrapper's copy. */
-export function claudeBinary(): string {
-  const wrapper = path.dirname(require.resolve('@anthropic-ai/claude-code/package.json'));
+/** The native binary of a Claude Code release installed under `wrapperPackage` (the pinned one, or an alias such as
+ * `claude-code-latest`): its platform package's (present even when install scripts did not run), else the wrapper's copy. */
+export function claudeBinary(wrapperPackage = '@anthropic-ai/claude-code'): string {
+  const wrapper = path.dirname(require.resolve(`${wrapperPackage}/package.json`));
   const exe = process.platform === 'win32' ? 'claude.exe' : 'claude';
   for (const suffix of ['', '-musl']) {
     try {
@@ -69,7 +72,7 @@ function parse(stdout: string): Record<string, unknown> | undefined {
 /** Runs `claude -p <prompt> [--model <model>] --permission-mode acceptEdits --output-format json` in `cwd`, with a HOME, XDG dirs
  * and TMPDIR made for this run (and removed after), and an environment built from PATH and the variables below only.
  * The process (and anything it started) is killed at `timeoutMs`. */
-export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, home, commandLine, extraEnv = {}, timeoutMs = 20_000 }: RunClaudeOptions): Promise<ClaudeRun> {
+export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd, home, commandLine, extraEnv = {}, timeoutMs = 20_000, release }: RunClaudeOptions): Promise<ClaudeRun> {
   if (apiKey === undefined && authToken === undefined && commandLine === undefined && extraEnv.ANTHROPIC_AUTH_TOKEN === undefined) throw new Error('runClaude: give apiKey (x-api-key) or authToken (Bearer)');
   const root = await mkdtemp(path.join(os.tmpdir(), 'claude-run-'));
   const dirs = { HOME: 'home', XDG_CONFIG_HOME: 'xdg/config', XDG_CACHE_HOME: 'xdg/cache', XDG_DATA_HOME: 'xdg/data', XDG_STATE_HOME: 'xdg/state', TMPDIR: 'tmp' };
@@ -106,7 +109,7 @@ export async function runClaude({ baseURL, apiKey, authToken, prompt, model, cwd
   try {
     return await new Promise<ClaudeRun>((resolve, reject) => {
       // Its own process group, so a timeout kills whatever it started too.
-      const [command, argv] = commandLine === undefined ? [claudeBinary(), args] : ['/bin/bash', ['-c', `${commandLine} "$@"`, 'bash', ...args]];
+      const [command, argv] = commandLine === undefined ? [claudeBinary(release), args] : ['/bin/bash', ['-c', `${commandLine} "$@"`, 'bash', ...args]];
       const child = spawn(command, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
