@@ -22,6 +22,9 @@ const KNOWN_SECONDS = {
   '__tests__/integration/cli-records.test.ts': 15,
   '__tests__/integration/install.test.ts': 13,
   '__tests__/integration/cli-responses-config.test.ts': 13,
+  '__tests__/integration/examples-readme.test.ts': 40,
+  '__tests__/integration/docs-snippets.test.ts': 25,
+  '__tests__/integration/readme-snippets.test.ts': 20,
 };
 const root = path.join(__dirname, '..');
 

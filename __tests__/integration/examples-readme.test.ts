@@ -70,7 +70,8 @@ const messages = (url: string, key: string, model: string): Promise<Response> =>
   body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] }),
 });
 
-// `npm start`, as written, is run by fresh-clone.test.ts on a fresh clone.
+// `npm start`, as written, is run by fresh-clone.test.ts on a fresh clone; examples/operations.ts by operations-example.test.ts (the
+// `npm run example` script that runs it is the one run here).
 it('lists one command per example in examples/', () => {
   expect(commands).toHaveLength(4);
   for (const example of ['npm start', 'shared-chat-completions.ts', 'operations.ts', 'multi-instance.ts']) expect(command(example)).toBeDefined();
@@ -86,20 +87,6 @@ it('shared-chat-completions.ts: both SDKs\' routes on the OpenAI-compatible upst
     expect(await chat.json()).toMatchObject({ choices: [{ message: { content: 'Hi there!' } }] });
   } finally {
     await stop(shared); // a demo without a shutdown handler: SIGTERM's default ends it
-  }
-});
-
-it('operations.ts: the public port serves, the operator port answers readiness and the admin API', async () => {
-  const token = `admin-${randomBytes(12).toString('hex')}`;
-  const ops = run(command('operations.ts'), { PORT: '0', OPERATOR_PORT: '0', ADMIN_TOKEN: token, GATEWAY_KEY: 'sk-ops-readme', ANTHROPIC_BASE_URL: anthropic.url, ANTHROPIC_API_KEY: UPSTREAM_KEY });
-  try {
-    const { port, operatorPort } = JSON.parse((await ops.waitFor(/^(\{"level":"info","msg":"listening".*\})$/m, START_BOUND_MS))[1] as string) as { port: number; operatorPort: number };
-    expect((await messages(`http://127.0.0.1:${port}`, 'sk-ops-readme', 'claude')).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${operatorPort}/readyz`)).status).toBe(200);
-    const account = await fetch(`http://127.0.0.1:${operatorPort}/admin/accounts/operator-demo`, { headers: { authorization: `Bearer ${token}` } });
-    expect(account.status).toBe(200);
-  } finally {
-    expect(await stop(ops)).toBe(0);
   }
 });
 
