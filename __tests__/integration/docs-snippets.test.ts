@@ -37,7 +37,7 @@ const AGENT_RUN = [
 beforeAll(() => {
   files = compile(work.dir, [
     { name: 'store-interface', code: storeInterface,
-      before: "import type { Awaitable, Caller, ReserveRequest, Settlement, RequestLogEntry, GatewayStore as Exported } from 'model-gateway';",
+      before: "import type { Awaitable, Caller, ReserveRequest, ReserveResult, Settlement, RequestLogEntry, GatewayStore as Exported } from 'model-gateway';",
       after: 'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\nexport const same: Same<GatewayStore, Exported> = true;' },
     { name: 'adapter', code: adapter,
       after: [

@@ -36,7 +36,7 @@ beforeAll(async () => {
     { name: 'sdk-client', code: sdkClient,
       after: "console.log(JSON.stringify({ text: message.content.map((b) => (b.type === 'text' ? b.text : '')).join(''), usage: message.usage }));" },
     { name: 'store-interface', code: storeInterface,
-      before: "import type { Awaitable, Caller, ReserveRequest, Settlement, RequestLogEntry, GatewayStore as Exported } from 'model-gateway';",
+      before: "import type { Awaitable, Caller, ReserveRequest, ReserveResult, Settlement, RequestLogEntry, GatewayStore as Exported } from 'model-gateway';",
       after: [
         '// The README\'s interface and the exported one accept the same stores.',
         'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;',
